@@ -1,0 +1,25 @@
+# Two entry points: `make demo` (diagnose a bundled example) and `make test`.
+# Both create .venv on first use: CPU torch first (a plain `torch` would pull a CUDA build), then the project.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+.PHONY: install demo test eval
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/diagnose examples/zero3_load_state_dict.txt
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+eval: $(STAMP)
+	$(BIN)/triage eval ../shared/eval/dev

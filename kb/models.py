@@ -1,0 +1,77 @@
+"""Pydantic models that cross module boundaries (ingest -> kb -> bot).
+
+Nothing here does work beyond validation: parsing, extraction and matching live in their own modules.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+SectionKind = Literal[
+    "title", "background", "symptoms", "environment", "root_cause", "fix", "workaround", "notes", "body"
+]
+VerifiedBy = Literal["repro", "maintainer", "reporter", "none"]
+
+
+class Fix(BaseModel):
+    text: str
+    verified_by: VerifiedBy = "none"
+
+    @property
+    def verified(self) -> bool:
+        return self.verified_by != "none"
+
+
+class Section(BaseModel):
+    """One headed part of a postmortem; `kind` is the normalised meaning of its heading."""
+
+    heading: str
+    kind: SectionKind
+    text: str
+
+
+class Document(BaseModel):
+    """One postmortem as extracted by ingest (or read from an entry's front matter)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: str                      # stable id: the entry id, else derived from `source`
+    source: str                      # path relative to the folder given to `triage ingest`
+    content_hash: str                # sha256 of the raw bytes; drives incremental ingest
+    title: str = ""
+    langs: list[str] = Field(default_factory=list)        # "zh", "en"
+    libraries: list[str] = Field(default_factory=list)    # torch, deepspeed, transformers, ...
+    symptoms: str = ""
+    error_lines: list[str] = Field(default_factory=list)  # verbatim error / warning / log lines
+    tracebacks: list[str] = Field(default_factory=list)   # verbatim multi-line traceback or code blocks with errors
+    root_cause: str = ""
+    fixes: list[Fix] = Field(default_factory=list)
+    versions: list[str] = Field(default_factory=list)     # "transformers==4.37.2", "torch 2.1", ...
+    references: list[str] = Field(default_factory=list)   # owner/repo#N, URLs
+    sections: list[Section] = Field(default_factory=list)
+    body: str = ""                   # the cleaned text, noise removed
+    # Fields only entries with front matter carry (kb/data/entries format).
+    affected: str | None = None
+    fixed_in: str | None = None
+    repro: str | None = None
+
+
+class Chunk(BaseModel):
+    chunk_id: str        # f"{doc_id}#{ordinal}"
+    doc_id: str
+    ordinal: int
+    section: str         # SectionKind of the section it came from
+    lang: str            # "zh", "en" or "mixed"
+    text: str
+
+
+class Hit(BaseModel):
+    """A retrieval result for one chunk."""
+
+    chunk_id: str
+    doc_id: str
+    score: float
+    retriever: Literal["dense", "bm25"]
