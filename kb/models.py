@@ -75,3 +75,43 @@ class Hit(BaseModel):
     doc_id: str
     score: float
     retriever: Literal["dense", "bm25"]
+
+
+class FixOut(BaseModel):
+    text: str
+    verified: bool
+    verified_by: VerifiedBy = "none"
+
+
+class MatchOut(BaseModel):
+    """One knowledge-base entry proposed for a report (or listed as related, with the reason it was not accepted)."""
+
+    entry_id: str
+    title: str
+    source: str
+    score: float
+    root_cause: str
+    fixes: list[FixOut]
+    evidence: list[str]                       # which report lines matched which entry lines/fields
+    signals: dict[str, float] = Field(default_factory=dict)
+    reason: str | None = None                 # for related entries: why it was not accepted
+
+
+class QueryOut(BaseModel):
+    exception_type: str | None
+    message: str
+    signature: str
+    facts: dict[str, str] = Field(default_factory=dict)
+    error_lines: list[str] = Field(default_factory=list)
+    versions: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+
+class Diagnosis(BaseModel):
+    input: str
+    verdict: Literal["match", "no_match"]
+    confidence: float
+    matches: list[MatchOut]
+    related: list[MatchOut] = Field(default_factory=list)
+    query: QueryOut
+    reason: str = ""                          # one line: why this verdict

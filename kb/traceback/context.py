@@ -1,0 +1,119 @@
+"""Environment blocks and prose of a report: what versions it names, and the sentences a human wrote."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from kb.traceback import lines as L
+from kb.traceback.frames import KNOWN_LIBRARIES
+
+_TB_HEAD = re.compile(r"^(?:Original )?Traceback \(most recent call last\):?$")
+_HTML_TAG = re.compile(r"^\s*</?(?:details|summary|pre|code|br|p|div)\b[^>]{0,200}>\s*$", re.I)
+
+
+@dataclass
+class Line:
+    """One physical line of a report, cleaned and classified once."""
+
+    idx: int
+    text: str            # prefix-stripped, indentation kept
+    s: str               # stripped, Markdown type unwrapped
+    rank: str | None
+    stamped: bool
+    fence: bool          # inside a code fence
+    fence_mark: bool     # is a fence line itself
+    kind: str | None     # classify of s ("frame" included)
+    tail: str | None     # error tail of a prose line (`训练时报错：ValueError: ...`)
+
+    @property
+    def indent(self) -> int:
+        return len(self.text) - len(self.text.lstrip())
+
+
+_EXTRA_NAMES: Final = frozenset({"python", "cuda", "cudnn", "nccl", "pytorch", "driver", "ubuntu", "jax", "numpy",
+                                  "tensorflow", "gcc", "nvcc"})
+_VER = r"(?P<ver>v?\d{1,4}(?:\.[0-9a-zA-Z]{1,12}){0,4}(?:[+\-][\w.]{1,30})?)"
+_ENV_RULES: Final[list[tuple[str, re.Pattern[str]]]] = [
+    # pip freeze / requirements: `torch==2.3.0+cu118`
+    ("pin", re.compile(r"(?<![\w.-])(?P<name>[A-Za-z][\w.\-]{0,40})\s?==\s?" + _VER)),
+    # a known package followed by a version anywhere (`环境：torch 2.1.0，transformers 4.38.2`, `with vllm 0.4.2`)
+    ("known_name", re.compile(r"(?<![\w.-])(?P<name>" + "|".join(sorted(KNOWN_LIBRARIES | _EXTRA_NAMES, key=len,
+                                                                          reverse=True))
+                              + r")\s?(?:[:=：]\s?|\s)v?" + _VER.replace("{0,4}", "{1,4}") + r"(?![\w.])", re.I)),
+    # templates: `- PyTorch version (GPU?): 2.1.0 (True)`, `transformers version: 4.46.0`, `Tokenizer version - 0.19.1`,
+    # ds_report: `torch version .................... 2.1.0`
+    ("version_field", re.compile(
+        r"^[\s\-*>]{0,6}`?(?P<name>[A-Za-z][\w.\- ]{0,30}?)`?\s+[Vv]ersion(?:\s?\([^)\n]{0,20}\))?"
+        r"\s{0,40}(?:[:=：\-]|\.{2,})\s{0,4}" + _VER)),
+    # Chinese prose: `torch版本是2.0`, `CUDA 版本：11.8`
+    ("zh_version", re.compile(r"(?P<name>[A-Za-z][\w.\-]{0,30})\s?版本\s?(?:是|为|:|：)?\s?" + _VER)),
+    # `Python 3.10.12`, `CUDA 12.3.2`, `torch  2.1.0+cu121` on a line of its own (pip list, System Info)
+    ("name_version_line", re.compile(r"^[\s\-*]{0,6}(?P<name>[A-Za-z][\w\-]{1,40})\s{1,40}" + _VER.replace("{0,4}", "{1,4}")
+                                     + r"\s*$")),
+    # `using trl v0.7.2`
+    ("v_version", re.compile(r"\b(?P<name>[a-z][\w\-]{1,30}) v(?P<ver>\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)\b")),
+]
+_ENV_ALIASES: Final = {"pytorch": "torch", "tokenizer": "tokenizers", "py": "python", "cuda toolkit": "cuda",
+                       "nvidia driver": "driver", "torch cuda": "torch_cuda"}
+_ENV_STOP: Final = frozenset({"step", "epoch", "line", "version", "rank", "size", "batch", "of", "in", "the", "at",
+                              "loss", "lr", "is", "and", "with"})
+
+
+def env_of(line: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for _name, rx in _ENV_RULES:
+        for m in rx.finditer(line):
+            name = m.group("name").strip().strip("`").lower()
+            name = _ENV_ALIASES.get(name, name)
+            if name in _ENV_STOP or name in L._STOPWORDS or len(name) < 2:
+                continue
+            found.append((name, m.group("ver")))
+        if found:
+            break
+    return found
+
+
+_LIST_MARK = re.compile(r"^(?:[-*+]\s+|\d{1,2}[.)]\s+|#{1,6}\s+|>\s?)")
+_CODE_LIKE = re.compile(
+    r"""^(?:
+        (?:import|from)\s+[\w.]+ | def\s | class\s | @\w | \#(?!\#|\s[A-Z]) | // | >>> | \$\s | \.\.\.\s
+      | [\w.\[\]'"]+\s{0,2}(?:=|\+=|:=)\s{0,2}\S                                # assignments
+      | [\w.]+\(.*\)[,;]?\s*$                                               # a call on its own line
+      | [)\]}]{1,3}[,;]?\s*$ | [{\[] | -{1,2}\w                              # brackets, CLI flags
+      | (?:python3?|pip3?|torchrun|deepspeed|accelerate|bash|sh|cd|export|git|conda|CUDA_VISIBLE_DEVICES=\S*)\s
+      | [\w.\-]+:\s+\S+$                                                     # `key: value` config lines
+      | [\w.]+\s:\s                                                          # `name : torch.Size([0])` dumps
+      | .{0,200}\b\w+=[\w'"\[{(]                                                # keyword arguments
+    )""",
+    re.X,
+)
+_ALPHA = re.compile(r"[A-Za-z]")
+
+
+_LOG_RECORD = re.compile(r"^(?:[A-Z]{3,8}:[\w.]{0,120}:|\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|TRACE)\]?[\s:-]|"
+                         r"[IWEF]\d{4} \d{2}:\d{2})")
+
+
+def is_prose(ln: Line) -> bool:
+    s = _LIST_MARK.sub("", ln.s).strip().lstrip("`")
+    if not s or ln.fence or ln.kind is not None or _HTML_TAG.match(s) or L._CARETS.match(s):
+        return ln.tail is not None           # a prose head before an error tail
+    if ln.stamped or ln.rank is not None or _LOG_RECORD.match(s) or L._BOILERPLATE.match(s) or _TB_HEAD.match(s):
+        return False
+    if L._CJK.search(s):
+        return True
+    if _CODE_LIKE.match(s) or ln.indent >= 4:
+        return False
+    words = L._WORD.findall(s)
+    if len(words) < 3:
+        return False
+    letters = len(_ALPHA.findall(s)) + s.count(" ")
+    return letters / max(1, len(s)) >= 0.6
+
+
+def prose_text(ln: Line) -> str:
+    s = _LIST_MARK.sub("", ln.s).strip()
+    if ln.tail is not None:
+        s = s[: len(s) - len(ln.tail)].rstrip(" :：")
+    return s

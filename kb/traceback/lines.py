@@ -1,0 +1,492 @@
+"""Line-level recognition of error, warning and log lines.
+
+`classify_line` tells what kind of line one line of a report or postmortem is; `find_error_lines` pulls the error and
+warning lines out of a whole text (ingest uses it on postmortems, the parser on reports).
+
+Every pattern is a named, commented regex in a table (sentry `parameterization.py` style). All patterns are linear:
+no nested unbounded quantifiers, and lines are capped at `MAX_LINE_CHARS` before any matching.
+"""
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+LineKind = Literal["exception", "cuda", "nccl", "cpp", "warning", "launcher", "frame", "log"]
+ERROR_KINDS: Final = ("exception", "cuda", "nccl", "cpp", "warning", "launcher", "log")
+
+MAX_LINE_CHARS: Final = 4000      # longer lines are junk (minified JSON, binary); only their head is looked at
+
+# ---------------------------------------------------------------------------------------------------------------
+# Cleaning: what is stripped from a line before it is classified (and before it is returned as "verbatim").
+# ---------------------------------------------------------------------------------------------------------------
+
+# ANSI colour / cursor sequences (CSI, OSC, two-byte escapes) and stray carriage-return overwrites.
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,40}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,400}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+# Per-process prefixes added by launchers, stripped repeatedly (they can stack: `[default0]:[rank0]:`).
+_PREFIXES: Final[list[tuple[str, re.Pattern[str]]]] = [
+    # torchrun --tee / --log-line-prefix-template: `[rank3]:`, `[default0]:`, `[Rank 2]:`
+    ("rank", re.compile(r"^\s{0,8}\[(?:rank|default|Rank |local_rank)\s?\d{1,6}\]:\s?")),
+    # mpirun --tag-output: `[1,0]<stderr>:`
+    ("mpi", re.compile(r"^\s{0,8}\[\d{1,6},\d{1,6}\]<(?:stdout|stderr)>:\s?")),
+    # Ray workers: `(RayWorkerWrapper pid=1234)` / `(pid=1234, ip=10.0.0.1)`
+    ("ray", re.compile(r"^\s{0,8}\((?:\w{1,60} )?pid=\d{1,9}(?:, ip=[\d.]{7,15})?\)\s?")),
+    # srun -l / pdsh / deepspeed multi-node: `0: `, `worker-1: `, `node03: ` (lower-case host ending in a digit so
+    # that `RuntimeError: ` is never taken for a host name)
+    ("host", re.compile(r"^\s{0,8}(?:\d{1,4}|[a-z][a-z0-9_.-]{0,40}\d|localhost):\s(?=\S)")),
+    # ISO-ish timestamps, optionally bracketed: `2024-05-01 12:03:04,512`, `[2024-05-01T12:03:04.5Z]`
+    ("timestamp", re.compile(
+        r"^\s{0,8}\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+        r"(?:\s{0,4}[|-]\s{0,4}|\s{1,4}|:\s|$)")),
+    # bare clock times: `12:03:04 `, `[12:03:04.123]`
+    ("clock", re.compile(r"^\s{0,8}\[?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?\s{1,4}")),
+    # tqdm progress bar glued in front of the real line: `  0%|          | 0/10 [00:00<?, ?it/s]`
+    ("progress", re.compile(r"^\s{0,8}\d{1,3}%\|[^|\n]{0,200}\|[^\[\n]{0,80}\[[^\]\n]{0,80}\]")),
+]
+
+# A rank prefix in the middle of a line: output of several ranks glued together without a newline.
+_MIDLINE_RANK = re.compile(r"(?<=\S)(?=\[(?:rank|default)\d{1,6}\]:)")
+
+_ONLY_PREFIXES = re.compile(r"^(?:\s{0,8}\[(?:rank|default)\d{1,6}\]:)+\s*$")
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+# Markdown decorations around a pasted line: `> ` quote markers, a backticked leading type (`` `RuntimeError`: ``).
+_MD_QUOTE = re.compile(r"^\s{0,8}(?:>\s?){1,4}")
+_MD_TYPE = re.compile(r"^`((?:[A-Za-z_]\w{0,80}\.){0,10}[A-Z_]\w{0,80})`(?=\s?:)")
+
+
+def clean_line(line: str) -> str:
+    """Strip ANSI codes, rank/host prefixes, timestamps and progress bars; trim whitespace.
+
+    Args:
+        line: one raw line.
+
+    Returns:
+        The line as it would read in a single-process log.
+    """
+    line = _ANSI.sub("", line[:MAX_LINE_CHARS]).replace("\r", "")
+    for _ in range(6):                       # prefixes stack; a fixed bound keeps this linear
+        before = line
+        for _name, rx in _PREFIXES:
+            line = rx.sub("", line, count=1)
+        line = _MD_QUOTE.sub("", line, count=1)
+        if line == before:
+            break
+    return _MD_TYPE.sub(r"\1", line.strip())
+
+
+def strip_prefixes(line: str) -> tuple[str, str | None, bool]:
+    """Remove ANSI codes and launcher/timestamp prefixes but keep the indentation of what follows.
+
+    Returns:
+        (rest, rank, stamped): `rank` is the first rank-like prefix seen (`rank3`, `default0`, `1,0`, a host name),
+        `stamped` says a timestamp or clock prefix was removed (a new log record starts on this line).
+    """
+    line = _ANSI.sub("", line[:MAX_LINE_CHARS]).replace("\r", "")
+    rank: str | None = None
+    stamped = False
+    for _ in range(6):
+        before = line
+        for name, rx in _PREFIXES:
+            m = rx.match(line)
+            if not m:
+                continue
+            if name in ("rank", "mpi", "ray", "host") and rank is None:
+                rank = m.group(0).strip().rstrip(":")
+            elif name in ("timestamp", "clock"):
+                stamped = True
+            line = line[m.end():]
+        q = _MD_QUOTE.match(line)
+        if q:
+            line = line[q.end():]
+        if line == before:
+            break
+    return line.rstrip(), rank, stamped
+
+
+def split_glued(line: str) -> list[str]:
+    """Split a physical line where another rank's prefix starts mid-line (`...it/s][default2]:[E ...`)."""
+    if "]:" not in line:
+        return [line]
+    parts = _MIDLINE_RANK.split(line)
+    out: list[str] = []
+    carry = ""
+    for part in parts:
+        if _ONLY_PREFIXES.match(part):          # `[default3]:` directly followed by `[rank3]:` is one stacked prefix
+            carry += part
+            continue
+        out.append(carry + part)
+        carry = ""
+    if carry:
+        out.append(carry)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Classification rules. Each entry: (name, kind, regex, anchored). Anchored rules only look at the start of the
+# cleaned line; unanchored ones search anywhere but are vetoed on prose (see `_looks_like_prose`).
+# Order matters: the first rule that fires decides the kind.
+# ---------------------------------------------------------------------------------------------------------------
+
+# `File "x.py", line 3, in f` (Python), `Traceback (most recent call last):`, chain markers, C++ frames.
+_FRAME = re.compile(
+    r"""^(?:
+        File\ "[^"\n]{1,1000}",\ line\ \d+            # python frame header
+      | File\ "[^"\n]{1,1000}"$                       # frame without a line number (rare, cut logs)
+      | (?:Original\ )?Traceback\ \(most\ recent\ call\ last\):?
+      | During\ handling\ of\ the\ above\ exception
+      | The\ above\ exception\ was\ the\ direct\ cause
+      | Exception\ ignored\ in\b                      # marks a cleanup error (`__del__`); the parser ranks it
+      | frame\ \#\d+:                                 # c10 C++ backtrace
+      | \#\d+\ {1,4}0x[0-9a-fA-F]+\ in\ \S            # gdb / glibc backtrace
+      | C\+\+\ CapturedTraceback:
+      | Stack\ trace\ \(most\ recent\ call\ last\)
+      | (?:Current\ )?[Tt]hread\ 0x[0-9a-fA-F]+\ \(most\ recent\ call\ first\):   # faulthandler dump
+    )""",
+    re.X,
+)
+
+# Python exception header: `pkg.mod.SomeError: message` or a bare `SomeError`. Type names are checked afterwards
+# against `_TYPE_SUFFIX` / `_BARE_TYPES`, so `Note: ...` or `Config: ...` are not taken for exceptions.
+_EXC_HEAD = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]{0,80}\.){0,10}[A-Z_][\w]{0,80})(?:\s?:(?:\s(?P<msg>.*)|$)|$)")
+_TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Failed|Warning|Iteration)$")
+_BARE_TYPES: Final = frozenset({"StopIteration", "KeyboardInterrupt", "SystemExit", "GeneratorExit"})
+
+# Lines that are the body of a load_state_dict error even when the header line was cut away.
+_STATE_DICT_DETAIL = re.compile(
+    r"""^(?:
+        Error\(s\)\ in\ loading\ (?:state_dict|the\ state_dict)     # header without its `RuntimeError:`
+      | size\ mismatch\ for\ \S                                   # per-parameter detail line
+      | size\ mismatch\b                                          # `size mismatch, got input (2), mat (2x4096)`
+      | (?:Missing|Unexpected)\ key\(s\)\ in\ state_dict
+      | [\w.\-]{1,200}:\ copying\ a\ param\ with\ shape           # detail with the `size mismatch for` cut off
+    )""",
+    re.X,
+)
+
+_LAUNCHER = re.compile(
+    r"""(?:
+        \bChildFailedError\b                                  # torch.distributed.elastic wrapper
+      | \bexitcode\s{0,2}:\s{0,2}-?\d+                        # `failed (exitcode: -9) local_rank: 0`
+      | \bexits?\ with\ return\ code\ ?=\ ?-?\d+              # deepspeed launcher
+      | \bSignal\ \d{1,2}\ \(SIG[A-Z]{2,8}\)\ received          # torchrun forwarding a signal
+      | \bclosing\ signal\ SIG[A-Z]{2,8}                       # torchrun killing the sibling ranks
+      | \bProcessExitedException\b                            # torch.multiprocessing.spawn
+      | \bprocess\ \d+\ terminated\ with\ (?:signal|exit\ code)
+      | \bdied\ with\ <Signals\.SIG[A-Z]{2,8}
+      | \bCalledProcessError\b.{0,400}\bnon-zero\ exit\ status  # launcher re-raising a failed child
+      | ^Root\ Cause\ \(first\ observed\ failure\)
+      | ^Killed$                                              # the shell's note after SIGKILL (often host OOM)
+    )""",
+    re.X,
+)
+
+_CUDA = re.compile(
+    r"""(?:
+        \bCUDA\ error\b                                       # `CUDA error: device-side assert triggered`
+      | \bCUDA\ runtime\ error\b                              # old torch: `CUDA runtime error (59)`
+      | \bCUDA\ driver\ error\b
+      | \bdevice-side\ assert
+      | \bCU(?:BLAS|DNN|SPARSE|FFT|SOLVER)_STATUS_[A-Z_]+      # library status names
+      | \bcuDNN\ error\b
+      | \bCUDA_ERROR_[A-Z_]+
+      | \bAssertion\ `[^`\n]{1,300}`\ failed                   # kernel assert, repeated per thread
+      | \.cuh?:\d+:\ \w+:\ block:\ \[                          # `Indexing.cu:1289: indexSelectLargeIndex: block: [`
+      | \billegal\ memory\ access\ was\ encountered
+      | \bunspecified\ launch\ failure
+      | \bno\ kernel\ image\ is\ available
+    )""",
+    re.X,
+)
+
+_NCCL = re.compile(
+    r"""(?:
+        \bnccl[A-Z]\w{0,40}Error\b                            # ncclInternalError, ncclSystemError, ...
+      | \bNCCL\ (?:WARN|ERROR)\b                              # NCCL's own log lines
+      | \bNCCL\ error\b
+      | \bNCCL\ communicator\b.{0,80}\b(?:abort|fail|timeout)
+      | \bProcessGroupNCCL\b.{0,400}\b(?:timeout|timed\ out|abort|error|fail|Watchdog)
+      | \bWatchdog\ caught\ collective\ operation\ timeout
+      | \bDistBackendError\b
+    )""",
+    re.X | re.I,
+)
+
+_CPP = re.compile(
+    r"""(?:
+        \bc10::\w+                                            # c10::Error, c10::CUDAError
+      | ^terminate\ called\ after\ throwing
+      | ^what\(\):
+      | ^Exception\ raised\ from\ \S+\ at\ \S
+      | \bstd::(?:bad_alloc|runtime_error|out_of_range|logic_error|invalid_argument|system_error)\b
+      | \[enforce\ fail\ at\ 
+      | ^Segmentation\ fault\b | ^Bus\ error\b | ^Floating\ point\ exception\b
+      | \bAborted\ \(core\ dumped\) | \(core\ dumped\)
+      | ^Fatal\ Python\ error:
+      | ^\*\*\*\ (?:Aborted|SIGSEGV|SIGABRT|Error\ in)\b
+    )""",
+    re.X,
+)
+
+# Warnings that are not in `SomethingWarning: msg` form.
+_WARNING = re.compile(
+    r"""(?:
+        ^\[W\ [\w.]+:\d+\]                                    # c10 warning: `[W ProcessGroupNCCL.cpp:123]`
+      | ^\S{1,400}\.py:\d{1,6}:\ \w{0,40}Warning:              # warnings.warn: `/x/checkpoint.py:31: UserWarning: ...`
+      | ^W\d{4}\ \d{2}:\d{2}:\d{2}                            # glog warning
+      | ^WARNING\b | ^\[WARNING\] | \[WARNING\]\ \[ | ^WARN\b | ^Warning:
+      | \|\ WARNING\ \|                                       # loguru
+      | \bnot\ in\ (?:the\ )?state_dict\b                     # `x.w1w3 not in state_dict, loading ...`
+      | ^Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)
+      | ^You\ should\ probably\ TRAIN\ this\ model
+    )""",
+    re.X,
+)
+
+# Other error-ish log lines.
+_LOG = re.compile(
+    r"""(?:
+        ^(?:ERROR|FATAL|CRITICAL)\b                           # python logging / plain level word
+      | ^\[(?:ERROR|FATAL|CRITICAL|E)\]
+      | \[(?:ERROR|FATAL|CRITICAL)\]\ \[                      # deepspeed: `[ERROR] [engine.py:12:f]`
+      | ^\[E\ [\w.]+:\d+\]                                    # c10 error log line
+      | ^[EF]\d{4}\ \d{2}:\d{2}:\d{2}                         # glog error / fatal
+      | \|\ (?:ERROR|CRITICAL)\ \|                            # loguru
+      | ^error:\ \S                                           # compilers, pip: `error: subprocess-exited-with-error`
+      | ^Error\ (?:while|when|in|during|loading|occurred|on)\b # `Error while creating shared memory segment ...`
+      | \bOut\ of\ memory:\ Kill(?:ed)?\ process\b            # kernel OOM killer (dmesg)
+      | \boom-kill(?:er)?\b
+      | \bCUDA\ out\ of\ memory\b                             # OOM text without its exception type
+      | \bOutOfMemoryError\b
+      | \bexpected\ (?:shape\ )?[(\[][\d,\ x]{1,80}[)\]],?\ (?:but\ )?got\ [(\[]   # `expected (75968, 1024), got (151936, 1024)`
+    )""",
+    re.X,
+)
+
+# Boilerplate that follows real errors; never an error line of its own.
+_BOILERPLATE = re.compile(
+    r"""^(?:
+        CUDA\ kernel\ errors\ might\ be\ asynchronously\ reported
+      | For\ debugging\ consider\ passing\ CUDA_LAUNCH_BLOCKING
+      | Compile\ with\ `TORCH_USE_CUDA_DSA`
+      | To\ enable\ traceback\ see:
+      | See\ https?://
+      | \*{5,}$
+      | Setting\ OMP_NUM_THREADS\ environment\ variable
+    )""",
+    re.X,
+)
+
+# Source lines quoted inside a traceback (`raise RuntimeError(`) name an error but are code.
+_CODE = re.compile(r"^(?:raise|return|assert|except|elif|if|def|class|import|from|print)\b[ (]")
+# A logger prefix with nothing after it (`WARNING:torch.distributed.run:`).
+_EMPTY_LOG = re.compile(r"^(?:WARNING|INFO|ERROR|DEBUG):[\w.]{1,120}:$")
+
+# Line starts that mark tool output whatever words follow; such lines are never vetoed as prose.
+_STRONG_START = re.compile(
+    r"^(?:terminate\ called|what\(\):|Exception\ raised\ from|Segmentation\ fault|Bus\ error|Fatal\ Python\ error"
+    r"|(?:ERROR|FATAL|CRITICAL|WARNING|WARN)\b|Warning:|\[[EW]\ |\[(?:ERROR|WARNING|FATAL|CRITICAL)\]"
+    r"|[EFW]\d{4}\ |error:\ |Killed$|Root\ Cause)",
+    re.X,
+)
+
+# Carets under a code line (`^^^^`, `~~~~^^^^`).
+_CARETS = re.compile(r"^[\^~ ]+$")
+
+# Small, common English words: a line full of them is a sentence, not a log line.
+_STOPWORDS: Final = frozenset(
+    "the a an to is are was were be been i we you it this that these those when which while with and or but of in "
+    "on for my our your get got getting have has had do does did not can could would should will if so then there "
+    "any some me us like how why what after before because also just still try tried seems seem as by from at".split()
+)
+_WORD = re.compile(r"[A-Za-z']{1,40}")
+
+
+def _looks_like_prose(line: str) -> bool:
+    """True for a human sentence (CJK text, or English with many function words), False for log output."""
+    if _CJK.search(line):
+        return True
+    words = _WORD.findall(line[:600])
+    if len(words) < 6:
+        return False
+    small = sum(1 for w in words if w.lower() in _STOPWORDS)
+    return small >= 3 and small / len(words) >= 0.25
+
+
+def _exception_head(line: str) -> tuple[str, str | None] | None:
+    """(type, message|None) when `line` starts with a Python exception header, else None."""
+    m = _EXC_HEAD.match(line)
+    if not m:
+        return None
+    typ = m.group("type")
+    last = typ.rsplit(".", 1)[-1]
+    if not (_TYPE_SUFFIX.search(last) or last in _BARE_TYPES):
+        return None
+    return typ, m.group("msg")
+
+
+def _classify_clean(line: str) -> str | None:
+    """Classify an already cleaned line."""
+    if not line or _CARETS.match(line) or _BOILERPLATE.match(line) or _EMPTY_LOG.match(line):
+        return None
+    if _FRAME.match(line):
+        return "frame"
+    head = _exception_head(line)
+    anchored = head is not None or _STATE_DICT_DETAIL.match(line) is not None or _STRONG_START.match(line) is not None
+    if not anchored and (_CODE.match(line) or _looks_like_prose(line)):
+        return None
+    if _LAUNCHER.search(line):
+        return "launcher"
+    if head is not None and head[0].endswith("Warning"):
+        return "warning"
+    if _WARNING.match(line) and not _NCCL.search(line):
+        return "warning"
+    if _CUDA.search(line):
+        return "cuda"
+    if _NCCL.search(line):
+        return "nccl"
+    if _CPP.search(line):
+        return "cpp"
+    if head is not None or _STATE_DICT_DETAIL.match(line):
+        return "exception"
+    if _WARNING.search(line):
+        return "warning"
+    if _LOG.search(line):
+        return "log"
+    return None
+
+
+def classify_line(line: str) -> str | None:
+    """Say what kind of error/log line `line` is.
+
+    ANSI codes, `[rank3]:`/`[default0]:`-style prefixes, timestamps and progress bars are stripped first.
+
+    Args:
+        line: one line of text.
+
+    Returns:
+        "exception", "cuda", "nccl", "cpp", "warning", "launcher", "log" for error-ish lines, "frame" for traceback
+        structure (frame headers, `Traceback (most recent call last):`, chain markers, C++ frames), or None for
+        anything else (code, prose, carets, boilerplate). A line with CJK text is classified only by its error tail
+        (`...报错：ValueError: ...`), see `locate_error`.
+    """
+    found = locate_error(line)
+    return found[0] if found else None
+
+
+# Where an error tail starts inside a prose line: after a colon (ASCII or full-width) or whitespace, an exception
+# header follows and runs to the end of the line with no further CJK text (`训练时报错：ValueError: ...`).
+_TAIL_START = re.compile(r"(?:[:：]\s{0,3}|\s)(?=(?:[A-Za-z_]\w{0,80}\.){0,10}[A-Z_]\w{0,80}\s?:\s)")
+
+
+def locate_error(line: str) -> tuple[str, str] | None:
+    """Classify one raw line and return (kind, error text) or None.
+
+    The error text is the cleaned line, or, for a sentence ending in a pasted error (`训练时报错：ValueError: ...`,
+    `` `flag` occurs NotImplementedError: Cannot copy out of meta tensor``), just that tail. A tail must be a full
+    `SomeError: message` header that runs to the end of the line with no CJK text in it, so a sentence that only
+    names an error type is not an error line.
+    """
+    cleaned = clean_line(line)
+    if len(cleaned) > 2 and cleaned[0] == "`" and cleaned[-1] == "`" and cleaned.count("`") == 2:
+        cleaned = cleaned[1:-1].strip()          # a whole line in inline code: `Exception: ...`
+    kind = _classify_clean(cleaned)
+    if kind is not None:
+        return kind, cleaned
+    if _CODE.match(cleaned) or "Error" not in cleaned and "Exception" not in cleaned:
+        return None
+    for m in _TAIL_START.finditer(cleaned):
+        tail = cleaned[m.end():]
+        if _CJK.search(tail):
+            continue
+        head = _exception_head(tail)
+        if head is None or not head[1] or head[0].endswith("Warning"):
+            continue
+        kind = _classify_clean(tail)
+        if kind is not None and kind != "frame":
+            return kind, tail
+    return None
+
+
+# Quoted spans in prose (“...”, "...", 「...」) that hold an error message with shapes but no type, as in
+# `关键错误信息显示："The parameter isn't evenly distributed ...: shape before sharding torch.Size([...])"`.
+_QUOTED = re.compile(r"[\"“「]([^\"”」\n]{20,1000})[\"”」]")
+_SHAPE_MSG = re.compile(r"(?:torch\.Size\(\[|\bshape\b.{0,200}[(\[]\d)", re.I)
+
+
+def _backticked(line: str) -> list[str]:
+    """Contents of backticked spans; an unclosed last span runs to the end of the line (it may close on the next)."""
+    parts = line.split("`")
+    spans = parts[1::2]
+    return [s.strip() for s in spans]
+
+
+def _inline_errors(line: str) -> list[tuple[str, str]]:
+    out = []
+    for span in _backticked(line):
+        if len(span) < 8:
+            continue
+        head = _exception_head(span)
+        # a bare name (`KeyError`) is a mention, not an error line: ask for a message or a strong pattern
+        if head is not None and not head[1]:
+            continue
+        kind = _classify_clean(span)
+        if kind is not None and kind not in ("frame", "log"):
+            out.append((kind, span))
+    if not out and _CJK.search(line):
+        for m in _QUOTED.finditer(line):
+            span = m.group(1).strip()
+            if not _CJK.search(span) and _SHAPE_MSG.search(span):
+                out.append(("log", span))
+    return out
+
+
+# Parts of a line that differ between ranks/threads of one failure; masked only to decide duplicates.
+_DEDUPE_MASKS: Final[list[tuple[str, re.Pattern[str], str]]] = [
+    ("cuda_coords", re.compile(r"\b(block|thread): \[\d+,\s?\d+,\s?\d+\]"), r"\1: [*]"),
+    ("rank_pid", re.compile(r"\b(rank|Rank|local_rank|pid|PID|process)(\s?[:=]?\s?)\d+"), r"\1\2*"),
+    ("nccl_host", re.compile(r"^[\w.-]{1,80}:\d+:\d+ \[\d+\]"), "<host>"),
+]
+
+
+def dedupe_key(line: str) -> str:
+    """Key under which copies of one line from different ranks/threads collapse."""
+    for _name, rx, repl in _DEDUPE_MASKS:
+        line = rx.sub(repl, line)
+    return line
+
+
+def find_error_lines(text: str, *, inline: bool = True, max_chars: int = 2_000_000) -> list[str]:
+    """Extract the error, warning and log lines of a text, verbatim (cleaned), deduplicated, in order.
+
+    Frame lines and traceback headers are not returned. Copies that differ only by rank, pid or CUDA block/thread
+    coordinates count as one (the first is kept).
+
+    Args:
+        text: a report or a postmortem (Markdown, prose in any language, logs).
+        inline: also return backticked inline code that holds a whole error (`KeyError: 'x'`, not a bare `KeyError`).
+        max_chars: only the first `max_chars` characters are read.
+
+    Returns:
+        The error lines.
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+
+    def add(s: str) -> None:
+        key = dedupe_key(s)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+
+    for raw in text[:max_chars].splitlines():
+        for part in split_glued(raw):
+            found = locate_error(part)
+            if found is not None and found[0] != "frame":
+                add(found[1])
+            elif inline:
+                for _kind, span in _inline_errors(part):
+                    add(span)
+    return out

@@ -1,0 +1,493 @@
+"""Report parser: free text, Markdown and logs → `Report` (events, primary error, env, prose, notes).
+
+The parser reads line by line in one pass per rank stream, with the line-level rules of `kb.traceback.lines`; it
+never decides a root cause, it only exposes what the report says and explains every step in `Report.notes`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from kb.traceback import lines as L
+from kb.traceback.context import Line, env_of, is_prose, prose_text
+from kb.traceback.frames import FRAME_RE, is_launcher_frame, parse_frame
+from kb.traceback.models import ErrorEvent, Frame, Report
+from kb.traceback.roles import assign_roles, merge_events, tier
+
+MAX_CHARS: Final = 2_000_000
+HEAD_SHARE: Final = 0.1           # when cutting, keep this share of the budget from the head, the rest from the tail
+MAX_CONTINUATION: Final = 60      # lines a multi-line message may span
+MAX_EVENTS: Final = 500
+
+# Structure markers.
+_TB_HEAD = re.compile(r"^(?:Original )?Traceback \(most recent call last\):?$")
+# warnings.warn output: `/x/checkpoint.py:31: UserWarning: message`
+_WARN_AT = re.compile(r"^\S{1,400}\.py:\d{1,6}: (?P<type>\w{0,40}Warning): (?P<msg>.*)$")
+# faulthandler: frames follow, most recent first, and belong to the `Fatal Python error` printed above them
+_FAULT_HEAD = re.compile(r"^(?:Current )?[Tt]hread 0x[0-9a-fA-F]+ \(most recent call first\):$")
+_CHAIN_CONTEXT = re.compile(r"^During handling of the above exception, another exception occurred")
+_CHAIN_CAUSE = re.compile(r"^The above exception was the direct cause of the following exception")
+_CLEANUP_MARK = re.compile(r"^(?:Exception ignored in\b|Error in atexit\._run_exitfuncs)")
+_CPP_FRAME = re.compile(r"^(?:frame #\d+:|#\d+\s+0x[0-9a-fA-F]+ |C\+\+ CapturedTraceback:|\d+: 0x[0-9a-fA-F]+ )")
+_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
+
+# Frames of a cleanup path: an error raised there comes after the real one.
+_CLEANUP_FUNCS: Final = frozenset({"__del__", "_atexit", "atexit", "destroy_process_group", "_shutdown_workers"})
+
+# `raise SomeError("literal message" ...` in the deepest frame of a cut traceback.
+_RAISE = re.compile(r"^raise\s+(?P<type>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,80})\s*"
+                    r"(?:\(\s*(?P<q>['\"]{1,3})(?P<msg>[^'\"\n]{0,500}))?")
+
+# Inline prose mentions with no type: `got error `Attempting to unscale FP16 gradients``.
+_ERROR_WORD = re.compile(r"(?:\berror|\bexception|\bmessage|\bwarning|\braised?|\bthrows?|\bfails? with|报错|错误|异常|提示)"
+                         r"[^`]{0,40}$", re.I)
+_QUOTED_TYPED = re.compile(r"[\"“\[(]\[?(?P<span>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}\s?:\s?"
+                           r"[^\"”\]\n]{4,600})\]?[\"”\])]")
+
+# Events that often stand in for an out-of-memory condition; the parser notes them, the matcher decides.
+_OOM_STANDINS: Final[list[tuple[re.Pattern[str], str]]] = [
+    (re.compile(r"CUBLAS_STATUS_(?:NOT_INITIALIZED|ALLOC_FAILED)"),
+     "CUBLAS_STATUS_NOT_INITIALIZED/ALLOC_FAILED often stands in for a CUDA out-of-memory at handle creation"),
+    (re.compile(r"exitcode\s{0,2}:\s{0,2}-9\b|Signal 9 \(SIGKILL\)|return code = -9|^Killed$|signal SIGKILL"),
+     "exit code -9 / SIGKILL often means the host ran out of RAM (kernel OOM killer), not a Python error"),
+]
+
+
+@dataclass
+class _State:
+    notes: list[str] = field(default_factory=list)
+    carets: int = 0
+    cut_tracebacks: int = 0
+    next_chain: int = 0
+    consumed: set[int] = field(default_factory=set)   # line indices that belong to an event
+
+
+def _cut(text: str, max_chars: int, notes: list[str]) -> tuple[str, bool]:
+    if len(text) <= max_chars:
+        return text, False
+    head = int(max_chars * HEAD_SHARE)
+    tail = max_chars - head
+    notes.append(f"input cut to {max_chars} chars (kept the first {head} and the last {tail} of {len(text)})")
+    return text[:head] + "\n" + text[-tail:], True
+
+
+def _sanitize(text: str, notes: list[str]) -> str:
+    sample = text[:200_000]
+    bad = len(_CONTROL.findall(sample))
+    if bad:
+        if bad > len(sample) * 0.05:
+            notes.append(f"input looks binary ({bad} control characters in the first {len(sample)}); dropped them")
+        text = _CONTROL.sub("", text)
+    return text
+
+
+def _lines(text: str) -> list[Line]:
+    out: list[Line] = []
+    fence = False
+    for raw in text.splitlines():
+        for part in L.split_glued(raw):
+            rest, rank, stamped = L.strip_prefixes(part)
+            s = L.clean_line(rest)
+            if _FENCE.match(rest):
+                fence = not fence
+                out.append(Line(len(out), rest, s, rank, stamped, fence, True, None, None))
+                continue
+            found = L.locate_error(rest)
+            kind = found[0] if found else None
+            tail = found[1] if found and found[1] != s else None
+            if tail is not None and s.startswith("`") and s.endswith("`") and s.strip("`").strip() == tail:
+                s, tail = tail, None             # a whole line in inline code is a line, not prose
+            out.append(Line(len(out), rest, s, rank, stamped, fence, False, kind, tail))
+    return out
+
+
+def _streams(lines: list[Line], notes: list[str]) -> list[list[Line]]:
+    ranks = {ln.rank for ln in lines if ln.rank is not None}
+    if not ranks:
+        return [lines]
+    groups: dict[str | None, list[Line]] = {}
+    for ln in lines:
+        groups.setdefault(ln.rank, []).append(ln)
+    if len(ranks) > 1:
+        notes.append(f"split the log into {len(ranks)} rank streams ({', '.join(sorted(ranks)[:8])}"
+                     f"{', ...' if len(ranks) > 8 else ''})")
+    return list(groups.values())
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# One stream → events
+# ------------------------------------------------------------------------------------------------------------------
+
+def _exc_head(s: str) -> tuple[str, str | None] | None:
+    """A Python exception header with any CamelCase type (the end of a traceback allows `exc.Unsupported: ...`)."""
+    m = L._EXC_HEAD.match(s)
+    if not m:
+        return None
+    typ, msg = m.group("type"), m.group("msg")
+    if L._exception_head(s) is not None:
+        return typ, msg
+    last = typ.rsplit(".", 1)[-1]
+    if msg is not None and ("." in typ or sum(ch.isupper() for ch in last) >= 2):
+        return typ, msg
+    return None
+
+
+# A line that starts a record of its own (`x.cu:12: kernel: block: [...] Assertion ...`, `[E file.cpp:3]`).
+_RECORD_START = re.compile(r"^(?:terminate called|\S{1,400}\.\w{1,4}:\d+:\s|\[[EWIF] [\w.]+:\d+\]|[\w.-]{1,80}:\d+:\d+ \[\d+\] NCCL)")
+
+
+# First-person or question lines are the reporter talking, not the message going on.
+_REPORTER = re.compile(r"\b(?:I|I'm|I've|my|we|We|our|me)\b|\?\s*$")
+
+
+def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_traceback: bool) -> bool:
+    """Whether `ln` continues the message of the event whose first line is `header`."""
+    s = ln.s
+    if ln.fence_mark or not s or ln.stamped:
+        return False
+    if header_kind == "launcher" and (L._exception_head(header) or header.startswith("Root Cause")):
+        # torchrun's ChildFailedError block: `====`, `Failures:`, `[0]:`, `  exitcode  : -9 (pid: 1)`, `Root Cause`
+        return not (_TB_HEAD.match(s) or FRAME_RE.match(s) or (L._exception_head(s) and ln.indent == 0))
+    if _RECORD_START.match(s) or L.dedupe_key(s) == L.dedupe_key(header):
+        return False
+    if ln.kind == "frame" and not _CPP_FRAME.match(s):
+        return False
+    if ln.kind in ("launcher", "warning"):
+        return False
+    head = L._exception_head(s)
+    if head is not None and head[0].rsplit(".", 1)[-1][:1].isupper() and ln.indent == 0:
+        return False                       # a new Python exception (lower-case `ncclSystemError:` continues)
+    if L._STATE_DICT_DETAIL.match(s) or L._BOILERPLATE.match(s) or _CPP_FRAME.match(s):
+        return True
+    if ln.kind in ("cuda", "nccl", "cpp", "log", "exception"):
+        return True
+    if L._CJK.search(s):
+        return False
+    if L._looks_like_prose(s):
+        # a message may go on in sentences (`Make sure to have access to it at ...`) right under a traceback
+        return after_traceback and not ln.fence and not _REPORTER.search(s) and prev_text == header
+    if ln.indent > 0 or s.startswith("\t"):
+        return True
+    return prev_text.rstrip().endswith(":") or (len(s) <= 80 and s.endswith(":"))
+
+
+def _event_from_header(lines: list[Line], i: int, st: _State, after_traceback: bool = False
+                       ) -> tuple[ErrorEvent, int]:
+    """Build an event from the error line at `i` and its continuation lines; return it and the next index."""
+    ln = lines[i]
+    s = ln.tail or ln.s
+    kind = ln.kind if ln.kind not in (None, "frame") else "exception"
+    head = _exc_head(s)
+    etype: str | None = None
+    message = s
+    if head is not None and (L._exception_head(s) is not None or kind == "exception"):
+        etype, msg = head
+        message = (msg or "").strip()
+        if message.startswith("`") and message.endswith("`") and message.count("`") == 2:
+            message = message[1:-1]            # `Error: \`param: copying a param with shape ...\``
+    m = re.search(r"instance of '([\w:]{1,80})'", s)
+    if etype is None and m:
+        etype = m.group(1)
+    w = _WARN_AT.match(s)
+    if etype is None and w:
+        etype, message = w.group("type"), w.group("msg")
+    verbatim = [s]
+    parts = [message] if message else []
+    j = i + 1
+    prev = s
+    st.consumed.add(ln.idx)
+    while (j < len(lines) and j - i <= MAX_CONTINUATION and _continues(lines[j], prev, s, kind, after_traceback)
+           and (not ln.tail or L._STATE_DICT_DETAIL.match(lines[j].s))):
+        st.consumed.add(lines[j].idx)
+        c = lines[j].s
+        verbatim.append(c)
+        if not (L._BOILERPLATE.match(c) or _CPP_FRAME.match(c)):
+            parts.append(c)
+        prev = c
+        j += 1
+    ev = ErrorEvent(kind=kind, type=etype, message="\n".join(parts), lines=verbatim, position=ln.idx,
+                    origin="inline" if ln.tail else "line")
+    return ev, j
+
+
+def _frames_block(lines: list[Line], i: int, st: _State) -> tuple[list[Frame], int]:
+    """Read consecutive frame lines (each with its code line, carets skipped) starting at `i`."""
+    frames: list[Frame] = []
+    j = i
+    while j < len(lines):
+        ln = lines[j]
+        if not ln.s:
+            j += 1                                # blank lines inside pasted tracebacks
+            continue
+        fr = parse_frame(ln.s) if ln.kind == "frame" and FRAME_RE.match(ln.s) else None
+        if fr is None:
+            if L._CARETS.match(ln.s):
+                st.carets += 1
+                j += 1
+                continue
+            break
+        j += 1
+        # its source line: the next line, unless that is structure or an exception header
+        while j < len(lines) and lines[j].s and L._CARETS.match(lines[j].s):
+            st.carets += 1
+            j += 1
+        if j < len(lines):
+            nxt = lines[j]
+            if (nxt.s and not nxt.fence_mark and nxt.kind != "frame" and not _exc_head(nxt.s)
+                    and nxt.indent >= ln.indent and not (L._CJK.search(nxt.s) and not nxt.fence)):
+                fr = fr.model_copy(update={"code": nxt.s})
+                j += 1
+            elif nxt.s and nxt.kind is None and _exc_head(nxt.s) and nxt.indent > ln.indent:
+                fr = fr.model_copy(update={"code": nxt.s})   # an indented `Foo(x): ...`-like source line
+                j += 1
+        frames.append(fr)
+    return frames, j
+
+
+def _inferred_from_frames(frames: list[Frame], pos: int) -> ErrorEvent:
+    """An event for a traceback cut before its exception line: the deepest frame's `raise`/code line."""
+    deepest = frames[-1]
+    code = deepest.code or ""
+    etype, message = None, code
+    m = _RAISE.match(code)
+    if m:
+        etype = m.group("type")
+        message = m.group("msg") if m.group("msg") is not None else code
+    if not message:
+        message = f"in {deepest.module or deepest.file}:{deepest.function}"
+    kind = "launcher" if all(is_launcher_frame(f) or f.library is None and f.module in (None, "<module>")
+                             for f in frames[-3:]) and is_launcher_frame(deepest) else "exception"
+    return ErrorEvent(kind=kind, type=etype, message=message, lines=[code] if code else [], frames=frames,
+                      origin="frame", position=pos)
+
+
+def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
+    events: list[ErrorEvent] = []
+    frames: list[Frame] | None = None      # an open traceback block
+    block_pos = 0
+    link: str | None = None                # "context"/"cause" from a chain marker, applied to the next exception
+    cleanup = False
+    prev_exc: ErrorEvent | None = None
+
+    fault: str | bool = False              # the open block is a faulthandler dump ("current": the crashing thread)
+
+    def close_block() -> None:
+        nonlocal frames, fault
+        if frames and fault:
+            frames.reverse()
+            for k in range(len(events) - 1, -1, -1):
+                if events[k].message.startswith("Fatal Python error") or "Fatal Python error" in events[k].lines[0]:
+                    if not events[k].frames or fault == "current":   # the crashing thread wins over the others
+                        events[k] = events[k].model_copy(update={"frames": frames})
+                    break
+        elif frames:
+            st.cut_tracebacks += 1
+            events.append(_mark(_inferred_from_frames(frames, block_pos)))
+        frames = None
+        fault = False
+
+    def _mark(ev: ErrorEvent) -> ErrorEvent:
+        nonlocal link, cleanup, prev_exc
+        update: dict = {}
+        if cleanup or any(f.function in _CLEANUP_FUNCS for f in ev.frames):
+            update["role"] = "cleanup"
+        cleanup = False
+        if ev.kind != "warning":
+            if link and prev_exc is not None:
+                update["chain_id"] = prev_exc.chain_id
+                update["chain_pos"] = prev_exc.chain_pos + 1
+            else:
+                update["chain_id"] = st.next_chain
+                st.next_chain += 1
+        else:
+            update["chain_id"] = st.next_chain
+            st.next_chain += 1
+        link = None
+        ev = ev.model_copy(update=update)
+        if ev.kind != "warning":
+            prev_exc = ev
+        return ev
+
+    i = 0
+    n = len(lines)
+    while i < n and len(events) < MAX_EVENTS:
+        ln = lines[i]
+        s = ln.s
+        if ln.fence_mark:
+            close_block()
+            i += 1
+            continue
+        if not s:
+            i += 1
+            continue
+        if _TB_HEAD.match(s) or _FAULT_HEAD.match(s):
+            close_block()
+            frames, block_pos = [], ln.idx
+            fault = ("current" if s.startswith("Current") else True) if _FAULT_HEAD.match(s) else False
+            i += 1
+            continue
+        if _CHAIN_CONTEXT.match(s) or _CHAIN_CAUSE.match(s):
+            close_block()
+            link = "cause" if _CHAIN_CAUSE.match(s) else "context"
+            i += 1
+            continue
+        if _CLEANUP_MARK.match(s):
+            close_block()
+            cleanup = True
+            i += 1
+            continue
+        if ln.kind == "frame" and FRAME_RE.match(s):
+            if frames is None:
+                frames, block_pos = [], ln.idx
+                if not events:
+                    st.notes.append("traceback starts mid-way (no `Traceback (most recent call last):` header)")
+            got, i = _frames_block(lines, i, st)
+            frames.extend(got)
+            continue
+        if ln.kind == "frame":                     # C++ frames outside a message
+            i += 1
+            continue
+        if frames and ln.kind is None and _exc_head(s) and ln.indent <= 2 and not L._CJK.search(s):
+            ln = Line(ln.idx, ln.text, s, ln.rank, ln.stamped, ln.fence, False, "exception", None)
+            lines[i] = ln
+        if ln.kind is not None:
+            ev, i = _event_from_header(lines, i, st, after_traceback=bool(frames))
+            if frames and fault:
+                close_block()
+            if frames and ev.kind != "warning":
+                ev = ev.model_copy(update={"frames": frames, "origin": "traceback", "position": block_pos})
+                frames = None
+            elif frames:
+                close_block()
+            events.append(_mark(ev))
+            continue
+        if frames is not None and (L._CJK.search(s) or L._looks_like_prose(s) or not ln.fence and ln.indent == 0):
+            close_block()
+        i += 1
+    close_block()
+    return events
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Inline errors in prose
+# ------------------------------------------------------------------------------------------------------------------
+
+def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
+    out: list[ErrorEvent] = []
+    for ln in lines:
+        if ln.fence or ln.kind is not None or not ln.s:
+            continue
+        s = ln.s
+        if "`" in s:
+            parts = s.split("`")
+            for k in range(1, len(parts), 2):
+                span = parts[k].strip()
+                if len(span) < 8:
+                    continue
+                found = L.locate_error(span)
+                if found and found[0] not in ("frame",):
+                    head = L._exception_head(span)
+                    if head is not None and not head[1]:
+                        continue
+                    etype, msg = (head[0], (head[1] or "").strip()) if head else (None, span)
+                    out.append(ErrorEvent(kind=found[0], type=etype, message=msg, lines=[span], origin="inline",
+                                          position=ln.idx))
+                elif " " in span and _ERROR_WORD.search(parts[k - 1]) and not re.search(r"[=(){}\[\]]", span[:3]):
+                    out.append(ErrorEvent(kind="log", message=span, lines=[span], origin="prose", position=ln.idx))
+        for m in _QUOTED_TYPED.finditer(s):
+            span = m.group("span").strip()
+            head = _exc_head(span)
+            if head and L._TYPE_SUFFIX.search(head[0]):
+                out.append(ErrorEvent(kind="exception", type=head[0], message=(head[1] or "").strip(), lines=[span],
+                                      origin="inline", position=ln.idx))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Entry point
+# ------------------------------------------------------------------------------------------------------------------
+
+# A prose sentence that mentions a failure (used only when no error line was printed).
+_MENTION = re.compile(r"(?i)\berror\b|\bexception\b|\bOOM\b|out of memory|\bcrash|\bfail(?:s|ed|ure)?\b|\bkilled\b"
+                      r"|报错|错误|异常|失败|溢出|显存不足|爆显存|崩溃")
+
+_SIZE_MISMATCH_CUT = re.compile(r"copying a param with shape .{0,80}(?<!\)\.)$")
+_SIZE_MISMATCH_FULL = re.compile(r"current model is torch\.Size\(\[[\d, ]*\]\)\.?$")
+
+
+def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
+    """Parse a pasted failure report.
+
+    Args:
+        text: the report: free text, Markdown, Python tracebacks, multi-rank logs, in any language.
+        max_chars: work budget; a longer input keeps its head and (mostly) its tail, with a note.
+
+    Returns:
+        A `Report`. Never raises on odd input (empty, binary, huge); the `notes` say what was done.
+    """
+    notes: list[str] = []
+    if not text or not text.strip():
+        return Report(notes=["empty input"])
+    text, cut = _cut(text, max_chars, notes)
+    text = _sanitize(text, notes)
+    lines = _lines(text)
+    st = _State(notes=notes)
+    streams = _streams(lines, notes)
+    events: list[ErrorEvent] = []
+    for stream in streams:
+        evs = _parse_stream(stream, st)
+        rank = stream[0].rank if stream else None
+        if rank is not None:
+            evs = [e.model_copy(update={"ranks": [rank]}) for e in evs]
+        events.extend(evs)
+    events.extend(_inline_events(lines))
+    events = merge_events(events, notes, multi_rank=len(streams) > 1)
+
+    if not any(tier(e) <= 2 for e in events):
+        # nothing printed: sentences that mention the failure are the best evidence left (secondary unless alone)
+        mentions = [ln for ln in lines if is_prose(ln) and _MENTION.search(ln.s)]
+        for ln in mentions[:3]:
+            events.append(ErrorEvent(kind="log", message=prose_text(ln)[:400], lines=[ln.s], origin="prose",
+                                     position=ln.idx))
+    events, primary = assign_roles(events, notes)
+
+    if st.carets:
+        notes.append(f"dropped {st.carets} caret lines (^^^ / ~~~ markers)")
+    for rx, why in _OOM_STANDINS:
+        if any(rx.search(x) for e in events for x in [e.message, *e.lines]):
+            notes.append(why)
+    truncated = cut
+    if primary is not None and primary.origin == "frame":
+        truncated = True
+    last_lines = [ln.s for ln in lines if ln.s]
+    if last_lines and _SIZE_MISMATCH_CUT.search(last_lines[-1]) and not _SIZE_MISMATCH_FULL.search(last_lines[-1]):
+        truncated = True
+        notes.append("the last line is cut mid-message")
+
+    env: dict[str, str] = {}
+    prose: list[str] = []
+    error_lines: list[str] = []
+    seen: set[str] = set()
+    for ln in lines:
+        if ln.kind not in (None, "frame") and not (ln.fence_mark):
+            text_ = ln.tail or ln.s
+            key = L.dedupe_key(text_)
+            if key not in seen:
+                seen.add(key)
+                error_lines.append(text_)
+        if ln.kind is None or ln.tail is not None:
+            for name, ver in env_of(ln.s):
+                env.setdefault(name, ver)
+        if ln.idx not in st.consumed and is_prose(ln) and not (ln.kind is None and env_of(ln.s) and not L._CJK.search(ln.s)
+                                  and len(L._WORD.findall(ln.s)) <= 6):
+            p = prose_text(ln)
+            if p:
+                prose.append(p)
+    for ev in events:
+        if ev.origin in ("inline",) and ev.lines and L.dedupe_key(ev.lines[0]) not in seen:
+            seen.add(L.dedupe_key(ev.lines[0]))
+            error_lines.append(ev.lines[0])
+    return Report(events=events, primary=primary, error_lines=error_lines, env=env, prose="\n".join(prose),
+                  notes=notes, truncated=truncated)
