@@ -1,0 +1,403 @@
+"""Remove scraped-page noise from a postmortem by general means, never touching error lines or code.
+
+Two mechanisms:
+- corpus level, `find_boilerplate`: lines that repeat across several documents of a corpus (site chrome,
+  "recommended" blurbs) and are neither error/log lines, code nor headings;
+- document level, in `clean_text`: shape rules for navigation crumbs, login/subscribe prompts, share/like
+  counters, publish/author/date lines, ads and footers, and a trailing block of unrelated items (product cards,
+  link lists) found by walking back from the end of the page.
+
+Every rule skips lines inside fenced code and lines that `kb.traceback.lines.classify_line` recognises: an error
+line is never removed.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+
+from kb.traceback.lines import classify_line
+
+from ingest.sections import fence_mask, heading_kinds
+
+# ---------------------------------------------------------------------------------------------------------------
+# Protection
+# ---------------------------------------------------------------------------------------------------------------
+
+_ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+# Lines that cite the article's sources (`owner/repo#N`, `参考：…`, `Reference: …`); URLs alone are not enough, since
+# "related posts" lists are links too.
+_CITATION = re.compile(r"\b[\w.-]+/[\w.-]+#\d+\b|^\s*(?:参考|参考资料|references?|see also|source)\s*[:：]", re.I)
+_REFERENCE = re.compile(_CITATION.pattern + r"|https?://", re.I)
+_CODEISH = re.compile(r"`|^\s{4,}\S|^\s*(?:import|from|def|class|pip|python\d?|export|cd|git|conda)\s|\s=\s|[{};]$")
+
+
+@lru_cache(maxsize=65536)
+def _is_error_line(line: str) -> bool:
+    return classify_line(line) is not None
+
+
+def _protected(line: str) -> bool:
+    """Lines no noise rule may remove: error/log/traceback lines."""
+    return bool(line.strip()) and _is_error_line(line)
+
+
+def _is_heading(line: str) -> bool:
+    return bool(_ATX.match(line)) or (len(line.strip()) <= 20 and bool(heading_kinds(line)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Corpus-level boilerplate
+# ---------------------------------------------------------------------------------------------------------------
+
+def boilerplate_key(line: str) -> str:
+    """The form under which a line is compared across documents: trimmed, spaces collapsed, digit runs as 0
+    (so `Kotlin07` and `Kotlin08` in two copies of one blurb compare equal)."""
+    return re.sub(r"\d+", "0", re.sub(r"\s+", " ", line.strip()))
+
+
+def find_boilerplate(texts: list[str], *, min_share: float = 0.02) -> set[str]:
+    """Lines that repeat across several documents and are not error lines, code or headings.
+
+    Args:
+        texts: the decoded texts of one corpus.
+        min_share: for large corpora, the share of documents a line must appear in; it must always appear in at
+            least 2 documents.
+
+    Returns:
+        A set of `boilerplate_key` forms, to pass to `clean_text`.
+    """
+    need = max(2, math.ceil(min_share * len(texts)))
+    counts: Counter[str] = Counter()
+    for text in texts:
+        lines = text.split("\n")
+        code = fence_mask(lines)
+        keys = set()
+        for line, in_code in zip(lines, code):
+            s = line.strip()
+            if in_code or len(s) < 6 or _CODEISH.search(line) or _REFERENCE.search(s):
+                continue
+            keys.add(boilerplate_key(s))
+        counts.update(keys)
+    out = set()
+    for key, n in counts.items():
+        if n >= need and not _is_heading(key) and not _protected(key):
+            out.add(key)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Line shapes
+# ---------------------------------------------------------------------------------------------------------------
+
+# Breadcrumb roots and separators: `首页 / 大模型 / 正文`, `Home › Blog › NLP`, `当前位置：技术博客 > AI 工程`.
+_CRUMB_ROOT = re.compile(r"^(?:首页|主页|当前位置|您的位置|你的位置|位置|home|homepage)\s*(?:[:：]|$|[/>›»＞|]\s*)",
+                         re.I)
+_CRUMB_SEP = re.compile(r"\s+[/>›»＞→]\s+|\s*[›»＞]\s*")
+# Login / subscribe / paywall prompts.
+_PROMPT = re.compile(
+    r"登录后|未登录|请登录|请先登录|登录\s*[|/｜]\s*注册|注册即送|立即注册|扫码|关注公众号|关注我们|订阅|阅读全文|查看全文|"
+    r"展开全文|查看更多|\bsign (?:in|up)\b|\blog ?in to\b|\bsubscribe\b|\bnewsletter\b|\bread more\b|"
+    r"\bcreate (?:a free )?account\b|\bunlock (?:the )?full\b", re.I)
+# Share/like/view counters: `👍 点赞 12`, `阅读 2.1k`, `1.2k views`, `4 min read`.
+_COUNTER = re.compile(
+    r"(?:[👍⭐💬❤👁🔥]\ufe0f?\s*)?(?:点赞|收藏|评论|分享|转发|浏览|阅读|回复|举报|打赏|赞|踩|likes?|views?|comments?|shares?|"
+    r"stars?|forks?|followers?|reads?)\s*[:：]?\s*\d[\d.,]*\s*[kKwWmM万千]?|"
+    r"\d[\d.,]*\s*[kKwWmM万千]?\s*(?:likes?|views?|comments?|shares?|stars?|forks?|min read|minutes? read|"
+    r"次阅读|次浏览|人点赞|条评论|人收藏)", re.I)
+_DATE = re.compile(
+    r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+    r"\.?\s+(?:\d{1,2},?\s+)?\d{4}\b|\d+\s*(?:天|小时|分钟)前|\b\d+\s+(?:days?|hours?|minutes?)\s+ago\b", re.I)
+_META = re.compile(
+    r"作者|发布|发表|更新于|编辑于|来源|来自|分类|标签|楼主|浏览|阅读|原创|转载|字数|\bposted\b|\bpublished\b|"
+    r"\bupdated\b|\bauthor\b|\bwritten by\b|\bby\s+[A-Z@]|\bmin read\b|\bviews\b|\btags?\s*:|\bcategor", re.I)
+_META_START = re.compile(r"^(?:作者|发布于|发表于|原创|转载|来源|编辑|责任编辑|posted (?:by|on)|published|written by|"
+                         r"by\s+@?[A-Z][\w.-]*\s*(?:[·|,]|$))\s*[:：]?", re.I)
+_FOOTER = re.compile(
+    r"^\s*(?:©|\(c\)|copyright\b)|版权所有|ICP备|公网安备|all rights reserved|上一篇|下一篇|previous post|next post|"
+    r"^\s*(?:热门)?标签\s*[:：]|^\s*tags\s*:|^\s*[【\[]?(?:广告|推广|sponsored|advertisement|ad)[】\]:：]", re.I)
+# Headlines of "recommended / related / popular" lists, alone on a line or leading a run of titles.
+_MARKER = re.compile(
+    r"相关推荐|热门推荐|推荐阅读|推荐文章|推荐项目|项目推荐|内容推荐|为你推荐|猜你喜欢|热门项目|热门文章|热门内容|最新内容|"
+    r"最新文章|项目优选|精选推荐|更多文章|延伸阅读|相关文章|相关阅读|^收起$|^展开$|"
+    r"\brelated (?:posts|articles|projects|reading|stories)\b|^recommended$|\brecommended (?:for you|posts|articles|"
+    r"projects|reading)\b|\byou (?:may|might) also like\b|\bpopular (?:posts|projects|articles)\b|^trending\b|"
+    r"\bread next\b|\bmore from\b", re.I)
+_MARKER_START = re.compile(rf"^(?:{_MARKER.pattern})\s*[:：]", re.I)
+# Programming-language names as repository cards print them; glued to a blurb and a count (`...CompassPython00`).
+_LANGS = sorted(
+    "Python Jinja JavaScript TypeScript Java Kotlin Go C++ C# C Rust Less Vue HTML CSS SCSS Shell Markdown Cangjie "
+    "Swift Dart PHP Ruby Objective-C Scala Lua Dockerfile Makefile CMake Perl R Julia Haskell Elixir Clojure "
+    "Groovy PowerShell Batchfile Assembly Cuda MATLAB TeX Svelte Astro Nix Zig ArkTS Solidity SQL MDX YAML JSON "
+    "Jupyter Notebook HCL Starlark Verilog Fortran OCaml Erlang Text".split(), key=len, reverse=True)
+_LANG_ALT = "|".join(re.escape(x) for x in _LANGS) + "|Jupyter Notebook|Vim Script"
+_GLUED_LANG = re.compile(rf"(?<=[^\s\d])(?:{_LANG_ALT})\d{{2,5}}$")
+_LANG_LINE = re.compile(rf"^(?:{_LANG_ALT})$")
+_COUNT_LINE = re.compile(r"^\d[\d.,]*\s*[kKmMwW万千]?\+?$")
+_RULE = re.compile(r"^\s*(?:[-*_=]\s*){3,}$|^\s*[—─━-]{3,}\s*$")
+_LONE_BULLET = re.compile(r"^\s*[-*•·●▪]\s*$")
+_LETTERS = re.compile(r"[A-Za-z\u4e00-\u9fff]")
+
+
+def _is_crumb(line: str, near_top: bool) -> bool:
+    s = line.strip()
+    if len(s) > 120 or "`" in s:
+        return False
+    if near_top and _CRUMB_ROOT.match(s):
+        return True
+    parts = [p for p in _CRUMB_SEP.split(s) if p.strip()]
+    if len(parts) >= 3 and all(len(p.strip()) <= 24 for p in parts) and not re.search(r"[。，,；;！!？?]", s):
+        return True
+    return False
+
+
+def _is_prompt(line: str) -> bool:
+    s = line.strip()
+    return len(s) <= 160 and "`" not in s and _PROMPT.search(s) is not None
+
+
+def _is_counter_line(line: str) -> bool:
+    s = line.strip()
+    if len(s) > 160:
+        return False
+    found = _COUNTER.findall(s)
+    if not found:
+        return False
+    rest = _LETTERS.findall(_COUNTER.sub("", s))
+    return len(found) >= 2 and len(rest) <= 0.4 * len(_LETTERS.findall(s)) or not rest
+
+
+def _is_meta_line(line: str) -> bool:
+    s = line.strip().lstrip(">").strip()
+    if len(s) > 160 or "`" in s:
+        return False
+    if _META_START.match(s) and len(s) <= 80:
+        return True
+    if _DATE.search(s) and _META.search(s) and not re.search(r"[。！？]|[a-z]{2}\.\s+[A-Z]", s):
+        return True                  # a date with author/views/tags, and no sentence around it
+    seps = len(re.findall(r"\s[·|｜]\s|　[|｜·]　|\s·\s", s))
+    return seps >= 2 and len(_META.findall(s)) + len(_COUNTER.findall(s)) >= 2
+
+
+def _is_link_row(line: str) -> bool:
+    """`关于我们 | 联系方式 | 隐私政策`: a row of short menu items (not a Markdown table)."""
+    s = line.strip()
+    if s.startswith("|") or "`" in s:
+        return False
+    parts = [p.strip() for p in re.split(r"\s[|｜]\s|　[|｜]　|\s·\s", s)]
+    return len(parts) >= 3 and all(0 < len(p) <= 16 and not re.search(r"[#/=(]", p) for p in parts)
+
+
+def _is_doubled(s: str) -> bool:
+    """`kernelkernel`, `RuoYi-Vue3RuoYi-Vue3`: a card title rendered twice."""
+    n = len(s)
+    return n >= 6 and n % 2 == 0 and s[: n // 2] == s[n // 2:] and " " not in s[: n // 2].strip()
+
+
+def noise_reason(line: str, near_top: bool = False) -> str | None:
+    """Why a single line is page noise ("crumb", "prompt", "counter", "meta", "footer", "links"), or None.
+
+    Error lines are never noise.
+    """
+    s = line.strip()
+    if not s or _protected(line):
+        return None
+    if _is_crumb(line, near_top):
+        return "crumb"
+    if _is_prompt(line):
+        return "prompt"
+    if _is_counter_line(line):
+        return "counter"
+    if _is_meta_line(line):
+        return "meta"
+    if len(s) <= 160 and _FOOTER.search(s):
+        return "footer"
+    if _is_link_row(line) or _MARKER_START.match(s):
+        return "links"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Trailing blocks
+# ---------------------------------------------------------------------------------------------------------------
+
+# A product name glued to its blurb: `KuiklyUI基于KMP技术…`, `compass-metrics-modelMetrics model…`.
+_GLUED_NAME = re.compile(
+    r"^(?P<name>[A-Za-z][\w.+-]{2,40}?)"        # the name, then: the name again, a case change, or Chinese text
+    r"(?:(?P=name)|(?<=[a-z0-9])(?=[A-Z][a-z])|(?=[\u4e00-\u9fff]))")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_+-]{2,}")
+
+
+def _vocabulary(lines: list[str]) -> set[str]:
+    """Lower-cased technical tokens (identifiers, library and model names) of the article part of a page."""
+    return {t.lower() for ln in lines for t in _TOKEN.findall(ln)}
+
+
+def _tail_strength(line: str, vocab: set[str] | None = None) -> str | None:
+    """'strong' for a line that only occurs in page tails (cards, counts, markers), 'weak' for a line that may
+    belong to a tail, None for one that belongs to the article (error line, heading, reference, long prose).
+
+    With `vocab` (the article's technical tokens), a name-glued-to-blurb line sharing none of them is strong too.
+    """
+    s = line.strip()
+    if _protected(line) or _REFERENCE.search(s) or _ATX.match(line) and heading_kinds(s):
+        return None
+    if noise_reason(line) or _MARKER.search(s) and len(s) <= 30:
+        return "strong"
+    if len(s) >= 20 and _GLUED_LANG.search(s):
+        return "strong"
+    if _LANG_LINE.match(s) or _COUNT_LINE.match(s) or _is_doubled(s):
+        return "strong"
+    if _COUNTER.search(s) and len(s) <= 80:
+        return "strong"
+    if len(s) > 400 or _is_heading(line):
+        return None
+    if vocab is not None and len(s) >= 20 and _GLUED_NAME.match(s):
+        tokens = {t.lower() for t in _TOKEN.findall(s)}
+        if tokens and not tokens & vocab:
+            return "strong"
+    return "weak"
+
+
+def _trailing_block_start(lines: list[str], code: list[bool], max_weak: int = 3) -> int | None:
+    """Index where a trailing block of unrelated items starts, or None.
+
+    Walks back from the end. Strong lines extend the block; up to `max_weak` weak lines in a row are tolerated
+    between strong ones (the blurb of a project card). The block must hold two strong lines, or one strong line
+    that is a marker, prompt or footer on its own.
+    """
+    earliest: int | None = None
+    strong = 0
+    decisive = False
+    weak_run = 0
+    vocab = _vocabulary([ln for ln, c in zip(lines[: max(1, len(lines) * 3 // 5)], code) if not c])
+    i = len(lines) - 1
+    while i >= 0:
+        line = lines[i]
+        if code[i]:
+            break
+        if not line.strip() or _RULE.match(line):
+            i -= 1
+            continue
+        kind = _tail_strength(line, vocab)
+        if kind is None:
+            break
+        if kind == "strong":
+            earliest, weak_run = i, 0
+            strong += 1
+            s = line.strip()
+            decisive = decisive or bool(noise_reason(line)) or bool(_MARKER.search(s) and len(s) <= 30)
+        else:
+            weak_run += 1
+            if weak_run > max_weak:
+                break
+        i -= 1
+    if earliest is None or not (strong >= 2 or decisive):
+        return None
+    return earliest
+
+
+def _marker_block_start(lines: list[str], code: list[bool]) -> int | None:
+    """A "related / recommended" headline in the last part of the page after which only short, unprotected
+    lines follow: everything from the headline on is a link list."""
+    n = len(lines)
+    for i in range(n // 2, n):
+        s = lines[i].strip().lstrip("#").strip()
+        if not s or code[i] or len(s) > 40 or not _MARKER.search(s) or _protected(lines[i]):
+            continue
+        rest = lines[i + 1:]
+        if len(rest) > 60 or any(code[i + 1:]):
+            continue
+        if all(not r.strip() or (len(r.strip()) <= 200 and not _protected(r) and not _CITATION.search(r)
+                                 and not (_ATX.match(r) and heading_kinds(r))) for r in rest):
+            return i
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# clean_text
+# ---------------------------------------------------------------------------------------------------------------
+
+def _join_lone_bullets(lines: list[str], code: list[bool]) -> tuple[list[str], list[bool]]:
+    """`-` alone on a line followed by the item text (a common scraping artefact) → `- item`."""
+    out, out_code = [], []
+    i = 0
+    while i < len(lines):
+        if not code[i] and _LONE_BULLET.match(lines[i]) and i + 1 < len(lines) and lines[i + 1].strip() \
+                and not code[i + 1]:
+            out.append("- " + lines[i + 1].strip())
+            out_code.append(False)
+            i += 2
+            continue
+        out.append(lines[i])
+        out_code.append(code[i])
+        i += 1
+    return out, out_code
+
+
+def clean_text(text: str, boilerplate: set[str] | frozenset[str] = frozenset()) -> str:
+    """Remove page noise from one document.
+
+    Args:
+        text: decoded text (Markdown or plain).
+        boilerplate: keys from `find_boilerplate` over the corpus the document belongs to.
+
+    Returns:
+        The text without crumbs, prompts, counters, publish lines, footers, corpus boilerplate and trailing blocks
+        of unrelated items; error lines and fenced code are kept verbatim; runs of blank lines collapsed.
+    """
+    lines = text.split("\n")
+    lines, code = _join_lone_bullets(lines, fence_mask(lines))
+
+    keep: list[bool] = [True] * len(lines)
+    seen_text = 0
+    prev_crumb = False
+    for i, line in enumerate(lines):
+        if code[i] or not line.strip():
+            continue
+        seen_text += 1
+        near_top = seen_text <= 8
+        s = line.strip()
+        if _protected(line):
+            prev_crumb = False
+            continue
+        drop = boilerplate_key(s) in boilerplate and not _is_heading(line)
+        drop = drop or noise_reason(line, near_top) is not None
+        # the tail of a breadcrumb wrapped onto its own line: `首页` / `/ 正文标题`
+        drop = drop or (prev_crumb and re.match(r"^[/>›»＞]\s", s) is not None)
+        if drop:
+            keep[i] = False
+        prev_crumb = drop and (near_top and _CRUMB_ROOT.match(s) is not None or _is_crumb(line, near_top))
+
+    kept = [(ln, c) for ln, c, k in zip(lines, code, keep) if k]
+    lines = [ln for ln, _ in kept]
+    code = [c for _, c in kept]
+
+    # trailing blocks: cut at the earliest start either mechanism finds
+    for finder in (_trailing_block_start, _marker_block_start):
+        start = finder(lines, code)
+        if start is not None:
+            while start > 0 and (not lines[start - 1].strip() or _RULE.match(lines[start - 1])):
+                start -= 1
+            lines, code = lines[:start], code[:start]
+
+    while lines and (not lines[-1].strip() or _RULE.match(lines[-1])) and not code[-1]:
+        lines, code = lines[:-1], code[:-1]
+
+    out: list[str] = []
+    blank = 0
+    for line, in_code in zip(lines, code):
+        if in_code:
+            out.append(line)
+            blank = 0
+            continue
+        line = line.rstrip()
+        if not line.strip():
+            blank += 1
+            if blank > 1:
+                continue
+        else:
+            blank = 0
+        out.append(line)
+    return "\n".join(out).strip("\n") + "\n"

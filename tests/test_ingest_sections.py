@@ -1,0 +1,117 @@
+"""ingest.sections: heading vocabulary (zh/en, combined headings) and splitting Markdown and plain text."""
+from __future__ import annotations
+
+import pytest
+
+from ingest.sections import fence_mask, heading_kinds, is_heading_word, split_sections
+
+
+@pytest.mark.parametrize("heading,kinds", [
+    ("问题背景", ["background"]),
+    ("背景介绍", ["background"]),
+    ("问题现象", ["symptoms"]),
+    ("错误信息", ["symptoms"]),
+    ("报错", ["symptoms"]),
+    ("环境", ["environment"]),
+    ("根本原因", ["root_cause"]),
+    ("问题根源", ["root_cause"]),
+    ("原因分析", ["root_cause"]),
+    ("根因", ["root_cause"]),
+    ("解决方案", ["fix"]),
+    ("修复", ["fix"]),
+    ("临时解决方案", ["workaround"]),
+    ("长期解决方案", ["fix"]),
+    ("最佳实践", ["notes"]),
+    ("经验总结", ["notes"]),
+    ("后续建议", ["notes"]),
+    ("技术启示", ["notes"]),
+    ("问题现象与解决方案", ["symptoms", "fix"]),
+    ("根本原因与修复", ["root_cause", "fix"]),
+    ("二、原因分析：", ["root_cause"]),
+    ("Background", ["background"]),
+    ("Context", ["background"]),
+    ("Symptoms", ["symptoms"]),
+    ("Error", ["symptoms"]),
+    ("Environment", ["environment"]),
+    ("Root cause", ["root_cause"]),
+    ("## Root Cause Analysis", ["root_cause"]),
+    ("Cause", ["root_cause"]),
+    ("Analysis", ["root_cause"]),
+    ("Fix", ["fix"]),
+    ("Solution", ["fix"]),
+    ("Resolution", ["fix"]),
+    ("Workaround", ["workaround"]),
+    ("Temporary fix", ["workaround"]),
+    ("Fix / workaround", ["fix", "workaround"]),
+    ("Root cause and fix", ["root_cause", "fix"]),
+    ("Notes", ["notes"]),
+    ("Lessons learned", ["notes"]),
+    ("References", ["notes"]),
+    ("问题现象 / Symptoms", ["symptoms"]),
+    ("嵌入层为何能正常工作", []),
+    ("Comment by @bob", []),
+])
+def test_heading_kinds(heading, kinds):
+    assert heading_kinds(heading) == kinds
+
+
+def test_is_heading_word_is_exact():
+    assert is_heading_word("根本原因与修复")
+    assert is_heading_word("问题现象 / Symptoms")
+    assert is_heading_word("Root cause:")
+    assert not is_heading_word("Liger-Kernel项目在Lightning训练中遇到的模型加载问题分析")
+    assert not is_heading_word("Root cause of the crash in our cluster")
+
+
+def test_markdown_sections_and_unknown_subheadings_inherit():
+    text = (
+        "Intro paragraph.\n\n"
+        "## Symptom\nIt crashed:\n\n```\n# not a heading inside code\nRuntimeError: x\n```\n\n"
+        "## Root cause\nThe reason.\n\n### Why the embedding works\nInherits root cause.\n\n"
+        "## Fix / workaround\n- do this\n\n## Unrelated part\nStuff.\n"
+    )
+    secs = split_sections(text)
+    assert [(s.heading, s.kind) for s in secs] == [
+        ("", "body"), ("Symptom", "symptoms"), ("Root cause", "root_cause"),
+        ("Why the embedding works", "root_cause"), ("Fix / workaround", "fix"), ("Unrelated part", "body"),
+    ]
+    assert "# not a heading inside code" in secs[1].text
+
+
+def test_plain_text_headings_in_a_chinese_article():
+    text = (
+        "问题背景\n在使用某框架训练时遇到问题。\n"
+        "技术细节分析\n"
+        "分片的局限性\n这个问题本质上源于架构的设计限制。\n"
+        "具体问题表现\n矩阵乘法失败：\nRuntimeError: size mismatch, got input (2)\n"
+        "临时解决方案\n- 禁用融合算子，改用普通实现。\n"
+        "总结\n这个问题揭示了框架之间的交互。\n"
+    )
+    kinds = [(s.heading, s.kind) for s in split_sections(text)]
+    assert kinds == [
+        ("问题背景", "background"), ("分片的局限性", "root_cause"), ("具体问题表现", "symptoms"),
+        ("临时解决方案", "workaround"), ("总结", "notes"),
+    ]
+
+
+def test_list_intro_with_colon_is_not_a_heading():
+    secs = split_sections("技术启示\n这一案例揭示了几个重要的技术要点:\n- 一\n- 二\n")
+    assert [s.heading for s in secs] == ["技术启示"]
+
+
+def test_label_lines_start_sections_but_error_labels_do_not():
+    secs = split_sections("## 问题背景\n用户遇到问题。\n环境：torch 2.1、CUDA 12.1\n\n报错：RuntimeError: boom\n")
+    assert [(s.heading, s.kind) for s in secs] == [("问题背景", "background"), ("环境", "environment")]
+    assert secs[1].text.startswith("torch 2.1")
+    assert "报错：RuntimeError: boom" in secs[1].text
+
+
+def test_english_plain_headings_need_to_be_short():
+    secs = split_sections("Root cause:\nThe allocator fragments.\n\nFix\nSet the flag.\n\n"
+                          "Fix the cluster before you try again tomorrow morning please\n")
+    assert [(s.heading, s.kind) for s in secs] == [("Root cause", "root_cause"), ("Fix", "fix")]
+
+
+def test_fence_mask():
+    lines = ["a", "```py", "# c", "```", "b", "~~~", "x", "~~~"]
+    assert fence_mask(lines) == [False, True, True, True, False, True, True, True]
