@@ -1,0 +1,246 @@
+"""Command line: `triage ingest|search|stats|export|eval|diagnose` and the `diagnose` shortcut.
+
+Errors of ours reach the user as one line (exit 1; 2 for usage and unreadable input); `--debug` shows the traceback.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from kb.config import Settings
+from kb.errors import BadInput, KBError
+
+_debug = False
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def guarded(fn):
+    """Turn our errors into one line and an exit code; anything unexpected too, unless --debug."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BadInput as exc:
+            _fail(exc.user_message, 2)
+        except KBError as exc:
+            _fail(exc.user_message, 1)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the edge of the program
+            if _debug:
+                raise
+            _fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)", 1)
+
+    return wrapper
+
+
+def settings_from(ctx: click.Context) -> Settings:
+    return ctx.obj["settings"]
+
+
+def kb_option(fn):
+    return click.option(
+        "--kb", "kb_dir", type=click.Path(path_type=Path), default=None,
+        help="Knowledge-base folder (default: $TRIAGE_KB, else your own KB if you built one, else the bundled starter KB).",
+    )(fn)
+
+
+def resolve_kb_for_writing(settings: Settings, kb_dir: Path | None) -> Path:
+    return kb_dir or settings.kb or settings.default_kb_dir()
+
+
+def open_kb(settings: Settings, kb_dir: Path | None, progress=None):
+    """The KB to read: --kb, $TRIAGE_KB, the user's own KB if it exists, else the bundled starter KB."""
+    from kb.index.hybrid import KnowledgeBase
+
+    chosen = kb_dir or settings.kb
+    if chosen is None and (settings.default_kb_dir() / "CURRENT").exists():
+        chosen = settings.default_kb_dir()
+    if chosen is None:
+        from ingest.starter import ensure_starter_kb
+
+        chosen = ensure_starter_kb(settings, progress=progress)
+    return KnowledgeBase.open(chosen, settings)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show full tracebacks of unexpected errors.")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """triage-kb: a knowledge base of large-model training failures, and a traceback diagnoser."""
+    global _debug
+    _debug = debug
+    ctx.ensure_object(dict)
+    ctx.obj["settings"] = Settings()
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@kb_option
+@click.option("--prune", is_flag=True, help="Drop documents whose files are gone.")
+@click.option("--with-starter", is_flag=True, help="Also include the bundled starter entries.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_context
+@guarded
+def ingest(ctx, paths, kb_dir, prune, with_starter, as_json):
+    """Ingest postmortems (txt, md, html, GitHub issue JSON; files or folders) into a knowledge base."""
+    from bot.progress import progress_bar
+    from ingest.build import ingest as run_ingest
+
+    settings = settings_from(ctx)
+    target = resolve_kb_for_writing(settings, kb_dir)
+    paths = list(paths)
+    if with_starter:
+        from kb.starter import ENTRIES_DIR
+
+        paths.append(ENTRIES_DIR)
+    with progress_bar(enabled=not as_json) as tick:
+        report = run_ingest(paths, target, settings, prune=prune, progress=tick)
+    if as_json:
+        click.echo(json.dumps({"kb": str(target), **report.as_dict()}, ensure_ascii=False))
+    else:
+        from bot.render import print_ingest_report
+
+        print_ingest_report(report, target)
+    if report.documents == 0 and not report.changed:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("text")
+@kb_option
+@click.option("--top", default=5, show_default=True, type=click.IntRange(1, 100))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@guarded
+def search(ctx, text, kb_dir, top, as_json):
+    """Hybrid (dense + BM25) search over the knowledge base."""
+    kb = open_kb(settings_from(ctx), kb_dir)
+    results = kb.search(text, top=top)
+    if as_json:
+        click.echo(json.dumps([r.__dict__ for r in results], ensure_ascii=False))
+        return
+    from bot.render import print_search_results
+
+    print_search_results(results)
+
+
+@main.command()
+@kb_option
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@guarded
+def stats(ctx, kb_dir, as_json):
+    """Documents, chunks, languages, model and sizes of a knowledge base."""
+    from kb.stats import kb_stats
+
+    kb = open_kb(settings_from(ctx), kb_dir)
+    info = kb_stats(kb)
+    if as_json:
+        click.echo(json.dumps(info, ensure_ascii=False))
+        return
+    for key, value in info.items():
+        click.echo(f"{key:>12}: {value}")
+
+
+@main.command()
+@kb_option
+@click.pass_context
+@guarded
+def export(ctx, kb_dir):
+    """Every document with all extracted fields and its chunks, as JSON Lines."""
+    kb = open_kb(settings_from(ctx), kb_dir)
+    for doc_id, doc in kb.documents().items():
+        record = doc.model_dump()
+        record["chunks"] = [sc.chunk.model_dump() for sc in kb.store.chunks_of(doc_id)]
+        click.echo(json.dumps(record, ensure_ascii=False))
+
+
+def _read_report(arg: str, max_bytes: int) -> tuple[str, str | None]:
+    """(text, problem): the report's text, or a one-line reason it cannot be read."""
+    from kb.report_input import decode_report  # noqa: E402
+
+    if arg == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        path = Path(arg)
+        if not path.exists():
+            return "", f"{arg}: no such file"
+        if path.is_dir():
+            return "", f"{arg}: is a folder, not a report file"
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            return "", f"{arg}: cannot read ({exc.strerror})"
+    return decode_report(data, max_bytes)
+
+
+@main.command("diagnose")
+@click.argument("files", nargs=-1, required=True)
+@kb_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per input, one per line.")
+@click.option("--top", default=3, show_default=True, type=click.IntRange(1, 20), help="At most K matches.")
+@click.pass_context
+@guarded
+def diagnose_cmd(ctx, files, kb_dir, as_json, top):
+    """Diagnose tracebacks / error reports (FILE... ; - reads standard input)."""
+    from bot.progress import progress_bar
+    from bot.render import print_diagnosis
+    from kb.diagnose import Diagnoser
+
+    settings = settings_from(ctx)
+    with progress_bar(enabled=not as_json) as tick:
+        kb = open_kb(settings, kb_dir, progress=tick)
+    diagnoser = Diagnoser(kb)
+    status = 0
+    for arg in files:
+        text, problem = _read_report(arg, settings.max_report_bytes)
+        if problem:
+            click.echo(f"error: {problem}", err=True)
+            if as_json:
+                click.echo(json.dumps({"input": arg, "ok": False, "error": problem}, ensure_ascii=False))
+            status = 2
+            continue
+        diag = diagnoser.diagnose(text, name=arg, top=top)
+        if as_json:
+            click.echo(diag.model_dump_json())
+        else:
+            print_diagnosis(diag)
+    sys.exit(status)
+
+
+@main.command("eval")
+@click.argument("setdir", type=click.Path(path_type=Path))
+@click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write figures and per-query results here.")
+@click.pass_context
+@guarded
+def eval_cmd(ctx, setdir, json_out):
+    """Measure the matcher on a labelled set (SETDIR/corpus, queries, labels.jsonl) beside two baselines."""
+    from bot.evaluate import run_eval
+    from bot.progress import progress_bar
+    from bot.render import print_eval
+
+    with progress_bar() as tick:
+        figures, details = run_eval(setdir, settings_from(ctx), progress=tick)
+    print_eval(figures)
+    if json_out:
+        json_out.write_text(json.dumps({"figures": [f.as_dict() for f in figures], "queries": details},
+                                       ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def diagnose_main() -> None:
+    """Entry point of the `diagnose` script: the same as `triage diagnose`."""
+    main(["diagnose", *sys.argv[1:]], prog_name="diagnose")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Terminal rendering of command results (rich). Pure presentation: no matching or storage logic here."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def print_ingest_report(report, kb_dir: Path) -> None:
+    console.print(
+        f"[bold]{kb_dir}[/]: {len(report.added)} added, {len(report.updated)} updated, "
+        f"{len(report.unchanged)} unchanged, {len(report.removed)} removed, {len(report.skipped)} skipped "
+        f"-> {report.documents} documents, {report.chunks} chunks ({report.embedded} embedded) "
+        f"in {report.seconds:.1f}s"
+    )
+    for source, reason in report.skipped:
+        err_console.print(f"  skipped {source}: {reason}")
+    for note in report.notes:
+        err_console.print(f"  note: {note}")
+
+
+def print_search_results(results) -> None:
+    if not results:
+        console.print("No results.")
+        return
+    table = Table(show_lines=True)
+    for col in ("#", "score", "source", "section", "text"):
+        table.add_column(col, overflow="fold")
+    for i, r in enumerate(results, 1):
+        snippet = " ".join(r.text.split())[:240]
+        table.add_row(str(i), f"{r.score:.3f}", r.source, r.section, snippet)
+    console.print(table)
+
+
+def print_diagnosis(diag) -> None:
+    from rich.panel import Panel
+
+    head = f"[bold]{diag.input}[/]: "
+    if diag.verdict == "match":
+        best = diag.matches[0]
+        console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{best.title}[/]")
+        console.print(f"  entry: {best.entry_id}   source: {best.source}")
+        console.print(Panel(best.root_cause or "(no root cause recorded)", title="Root cause", expand=False))
+        for fix in best.fixes:
+            mark = "[green]✔ verified[/] " if fix.verified else "  "
+            who = f" ({fix.verified_by})" if fix.verified else ""
+            console.print(f"  {mark}{fix.text}{who}")
+        if best.evidence:
+            console.print("  [dim]evidence:[/]")
+            for line in best.evidence:
+                console.print(f"    [dim]- {line}[/]")
+        for other in diag.matches[1:]:
+            console.print(f"  also possible: {other.title} ({other.entry_id}, score {other.score:.2f})")
+    else:
+        console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {diag.reason}")
+        for rel in diag.related:
+            console.print(f"  related: {rel.title} ({rel.entry_id}) - not accepted: {rel.reason}")
+    q = diag.query
+    if q.exception_type or q.message:
+        console.print(f"  [dim]report: {q.exception_type or ''}: {q.message[:200]}[/]")
+    for note in q.notes:
+        console.print(f"  [dim]note: {note}[/]")
+
+
+def print_eval(figures) -> None:
+    table = Table(title="triage eval")
+    for col in ("system", "top-1 (positives)", "wrong (positives)", "abstention (null)", "overall", "recall@3", "threshold"):
+        table.add_column(col)
+    for f in figures:
+        t = "-" if f.threshold is None else f"{f.threshold:.3f}"
+        table.add_row(f.name, f"{f.top1_positive:.3f}", str(f.wrong_on_positive), f"{f.abstention:.3f}",
+                      f"{f.overall:.3f}", f"{f.recall_at_3:.3f}", t)
+    console.print(table)
+    console.print(f"[bold]misses of the matcher ({len(figures[0].misses)}):[/]")
+    for miss in figures[0].misses:
+        console.print(f"  {miss}")

@@ -1,0 +1,284 @@
+"""Build or update a knowledge base: discover -> read -> clean -> extract -> chunk -> tokenize -> embed -> index.
+
+Incremental and crash-safe: an unchanged file (same content hash) keeps its document, chunks and vectors; a
+changed one is re-extracted and only chunks whose text changed are embedded again; the result is written as a new
+generation and published atomically (kb.index.store). When nothing changed, no generation is written at all.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from kb import __version__
+from kb.config import Settings
+from kb.errors import BadInput, IndexCorrupt, IndexIncompatible, KBError
+from kb.index import dense, sparse, store
+from kb.models import SCHEMA_VERSION, Chunk, Document
+from ingest.chunk import chunk_document
+from ingest.clean import find_boilerplate
+from ingest.extract import extract_document
+from ingest.read import RawDocument, Skipped, discover, read_path
+
+# Stage name, done, total. The CLI turns this into a progress bar.
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class IngestReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)   # (source, reason)
+    documents: int = 0
+    chunks: int = 0
+    embedded: int = 0          # chunks whose vectors were computed in this run
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+    def as_dict(self) -> dict:
+        return {
+            "added": self.added, "updated": self.updated, "unchanged": len(self.unchanged),
+            "removed": self.removed, "skipped": [{"source": s, "reason": r} for s, r in self.skipped],
+            "documents": self.documents, "chunks": self.chunks, "embedded": self.embedded,
+            "notes": self.notes, "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class _Row:
+    """A document of the generation being built, with its chunks, tokens and (maybe reused) vectors."""
+
+    doc: Document
+    origin: str
+    chunks: list[Chunk]
+    tokens: list[list[str]]
+    vectors: list[np.ndarray | None]
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@contextmanager
+def _locked(kb_dir: Path):
+    """One writer per KB folder at a time."""
+    kb_dir.mkdir(parents=True, exist_ok=True)
+    with open(kb_dir / ".lock", "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BadInput(f"Another ingest is writing to {kb_dir}; wait for it to finish") from None
+        yield
+
+
+def _open_previous(kb_dir: Path, model: str, report: IngestReport) -> store.KBStore | None:
+    try:
+        prev = store.open_store(kb_dir)
+    except (IndexIncompatible, IndexCorrupt) as exc:
+        report.notes.append(f"previous knowledge base not reused: {exc.user_message}")
+        return None
+    except KBError:
+        return None
+    if prev.manifest.get("model") != model:
+        report.notes.append(f"embedding model changed ({prev.manifest.get('model')} -> {model}): everything re-embedded")
+    return prev
+
+
+def _reuse(prev: store.KBStore, doc_id: str, same_model: bool, vectors: np.ndarray) -> _Row:
+    origin, data = prev.conn.execute("SELECT origin, data FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
+    rows = prev.conn.execute(
+        "SELECT row, chunk_id, ordinal, section, lang, text, tokens FROM chunks WHERE doc_id=? ORDER BY ordinal",
+        (doc_id,),
+    ).fetchall()
+    chunks = [Chunk(chunk_id=r[1], doc_id=doc_id, ordinal=r[2], section=r[3], lang=r[4], text=r[5]) for r in rows]
+    return _Row(
+        doc=Document.model_validate_json(data),
+        origin=origin,
+        chunks=chunks,
+        tokens=[r[6].split(" ") if r[6] else [] for r in rows],
+        vectors=[np.array(vectors[r[0]]) if same_model else None for r in rows],
+    )
+
+
+def ingest(
+    paths: list[Path],
+    kb_dir: Path,
+    settings: Settings,
+    *,
+    prune: bool = False,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Ingest files and folders into the KB at `kb_dir` (created when missing)."""
+    from kb.index.embed import load_embedder
+    from kb.index.tokenize import TOKENIZER_VERSION, tokenize
+
+    started = time.perf_counter()
+    tick = progress or (lambda stage, done, total: None)
+    report = IngestReport()
+    files = discover([Path(p) for p in paths])
+    kb_dir = Path(kb_dir)
+    with _locked(kb_dir):
+        prev = _open_previous(kb_dir, settings.model, report)
+        prev_by_source = prev.doc_hashes() if prev else {}
+        same_model = bool(prev) and prev.manifest.get("model") == settings.model
+        prev_vectors = prev.vectors() if prev else np.zeros((0, 0), np.float32)
+
+        raws: list[tuple[str, str, RawDocument]] = []   # (source, origin, raw)
+        seen: set[str] = set()
+        for i, (path, source) in enumerate(files):
+            tick("read", i + 1, len(files))
+            if source in seen:
+                report.skipped.append((source, "same relative path given twice; first one kept"))
+                continue
+            seen.add(source)
+            got = read_path(path, settings.max_file_bytes)
+            if isinstance(got, Skipped):
+                report.skipped.append((source, got.reason))
+                continue
+            raws.append((source, str(path.resolve()), got))
+
+        todo = [(s, o, r) for s, o, r in raws if not (s in prev_by_source and prev_by_source[s][1] == r.content_hash and same_model)]
+        boilerplate = find_boilerplate([r.text for _, _, r in raws]) if todo else set()
+
+        rows: dict[str, _Row] = {}
+        for source, origin, raw in raws:
+            if source in prev_by_source and prev_by_source[source][1] == raw.content_hash:
+                report.unchanged.append(source)
+                rows[source] = _reuse(prev, prev_by_source[source][0], same_model, prev_vectors)
+        for i, (source, origin, raw) in enumerate(todo):
+            tick("extract", i + 1, len(todo))
+            try:
+                doc = extract_document(raw, source, boilerplate)
+            except BadInput as exc:
+                report.skipped.append((source, exc.user_message))
+                continue
+            chunks = chunk_document(doc)
+            (report.updated if source in prev_by_source else report.added).append(source)
+            rows[source] = _Row(doc, origin, chunks, [tokenize(c.text) for c in chunks], [None] * len(chunks))
+        # Documents from earlier runs that this run did not see stay, unless --prune and their file is gone.
+        if prev:
+            for source, (doc_id, _) in prev_by_source.items():
+                if source in rows:
+                    continue
+                kept = _reuse(prev, doc_id, same_model, prev_vectors)
+                if prune and not Path(kept.origin).exists():
+                    report.removed.append(source)
+                    continue
+                rows[source] = kept
+            if not report.changed and same_model:
+                report.documents = len(rows)
+                report.chunks = sum(len(r.chunks) for r in rows.values())
+                report.seconds = time.perf_counter() - started
+                prev.close()
+                return report
+
+        _dedupe_doc_ids(rows)
+        embedder = None
+        missing = [(r, j) for r in rows.values() for j, v in enumerate(r.vectors) if v is None]
+        if prev and same_model and missing:
+            # A changed document often keeps most of its chunks: reuse vectors by chunk text.
+            by_text = prev.chunk_rows_by_text_hash()
+            still = []
+            for r, j in missing:
+                hit = by_text.get(_sha(r.chunks[j].text))
+                if hit is not None:
+                    r.vectors[j] = np.array(prev_vectors[hit])
+                else:
+                    still.append((r, j))
+            missing = still
+        if missing:
+            embedder = load_embedder(settings.model, settings.cache_dir, purpose="index")
+            texts = [r.chunks[j].text for r, j in missing]
+            done = 0
+
+            def on_batch(n: int) -> None:
+                nonlocal done
+                done += n
+                tick("embed", done, len(texts))
+
+            vecs = embedder.encode_passages(texts, progress=on_batch)
+            for (r, j), v in zip(missing, vecs):
+                r.vectors[j] = v
+            report.embedded = len(texts)
+        dim = _dimension(rows, embedder, prev)
+        if prev:
+            prev.close()
+
+        tick("index", 0, 1)
+        gen = store.new_generation_dir(kb_dir)
+        conn = store.create_database(gen)
+        all_vectors: list[np.ndarray] = []
+        all_tokens: list[list[str]] = []
+        with conn:
+            for source in sorted(rows):
+                r = rows[source]
+                conn.execute(
+                    "INSERT INTO documents(doc_id, source, content_hash, origin, data) VALUES (?,?,?,?,?)",
+                    (r.doc.doc_id, source, r.doc.content_hash, r.origin, r.doc.model_dump_json()),
+                )
+                for c, toks, v in zip(r.chunks, r.tokens, r.vectors):
+                    conn.execute(
+                        "INSERT INTO chunks(row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens)"
+                        " VALUES (?,?,?,?,?,?,?,?,?)",
+                        (len(all_vectors), c.chunk_id, r.doc.doc_id, c.ordinal, c.section, c.lang, c.text,
+                         _sha(c.text), " ".join(toks)),
+                    )
+                    all_vectors.append(v)
+                    all_tokens.append(toks)
+        conn.close()
+        matrix = np.vstack(all_vectors).astype(np.float32) if all_vectors else np.zeros((0, dim), np.float32)
+        np.save(gen / store.VECTORS, matrix)
+        dense.build(matrix, gen)
+        sparse.build(all_tokens, gen)
+        store.write_manifest(gen, {
+            "schema_version": SCHEMA_VERSION,
+            "triage_kb": __version__,
+            "model": settings.model,
+            "dim": dim,
+            "tokenizer": TOKENIZER_VERSION,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "documents": len(rows),
+            "chunks": len(all_vectors),
+        })
+        store.publish_generation(kb_dir, gen)
+        tick("index", 1, 1)
+    report.documents = len(rows)
+    report.chunks = len(all_vectors)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _dedupe_doc_ids(rows: dict[str, _Row]) -> None:
+    """Two sources can slug to the same id (a.md and a.txt): suffix the later ones so ids stay unique."""
+    taken: set[str] = set()
+    for source in sorted(rows):
+        r = rows[source]
+        doc_id = r.doc.doc_id
+        if doc_id in taken:
+            doc_id = f"{doc_id}-{_sha(source)[:6]}"
+            r.doc = r.doc.model_copy(update={"doc_id": doc_id})
+            r.chunks = [c.model_copy(update={"doc_id": doc_id, "chunk_id": f"{doc_id}#{c.ordinal}"}) for c in r.chunks]
+        taken.add(doc_id)
+
+
+def _dimension(rows: dict[str, _Row], embedder, prev: store.KBStore | None) -> int:
+    if embedder is not None:
+        return embedder.dim
+    for r in rows.values():
+        for v in r.vectors:
+            if v is not None:
+                return int(v.shape[-1])
+    return int(prev.manifest.get("dim", 384)) if prev else 384
+

@@ -1,0 +1,72 @@
+"""diagnose(): the one function every surface calls. Parse -> match -> a Diagnosis (kb.models)."""
+from __future__ import annotations
+
+from kb.index.hybrid import KnowledgeBase
+from kb.match import Candidate, Decision, Matcher
+from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
+from kb.traceback.signature import signature_of_event
+
+RELATED_MAX = 3
+
+
+class Diagnoser:
+    """Holds a loaded KB and its matcher; `diagnose` is cheap after the first call."""
+
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+        self.matcher = Matcher(kb)
+        self.last_ranking: list[tuple[str, float]] = []
+
+    def diagnose(self, text: str, name: str = "<stdin>", top: int = 3) -> Diagnosis:
+        if not text.strip():
+            self.last_ranking = []
+            return Diagnosis(input=name, verdict="no_match", confidence=1.0, matches=[], reason="the report is empty",
+                             query=QueryOut(exception_type=None, message="", signature=""))
+        decision = self.matcher.match(text)
+        self.last_ranking = [(c.doc_id, c.score) for c in decision.ranked]
+        query = _query_out(decision)
+        if decision.verdict == "match":
+            accepted = [c for c in decision.ranked if not c.reason][:top]
+            matches = [self._entry_out(c, decision) for c in accepted]
+            related = []
+        else:
+            matches = []
+            related = [self._entry_out(c, decision) for c in decision.ranked[:RELATED_MAX]]
+        return Diagnosis(input=name, verdict=decision.verdict, confidence=decision.confidence, matches=matches,
+                         related=related, query=query, reason=decision.reason)
+
+    def _entry_out(self, c: Candidate, decision: Decision) -> MatchOut:
+        doc = self.kb.documents()[c.doc_id]
+        return MatchOut(
+            entry_id=c.doc_id, title=doc.title, source=doc.source, score=round(c.score, 4),
+            root_cause=doc.root_cause,
+            fixes=[FixOut(text=f.text, verified=f.verified, verified_by=f.verified_by) for f in doc.fixes],
+            evidence=_evidence(c), signals=c.signals(), reason=c.reason or None,
+        )
+
+
+def _evidence(c: Candidate) -> list[str]:
+    out = []
+    if c.sig_pair:
+        out.append(f"report line: {c.sig_pair[0][:300]}")
+        out.append(f"entry line: {c.sig_pair[1][:300]}")
+        out.extend(w for w in c.sig_why if "fact" in w or "score" in w or "type" in w)
+    for conflict in c.conflicts:
+        out.append(f"conflict: {conflict}")
+    out.append("signals: " + ", ".join(f"{k} {v:.2f}" for k, v in c.signals().items()))
+    return out
+
+
+def _query_out(decision: Decision) -> QueryOut:
+    report = decision.report
+    prim = report.primary
+    sig = signature_of_event(prim) if prim else None
+    return QueryOut(
+        exception_type=prim.type if prim else None,
+        message=prim.message if prim else "",
+        signature=(f"{sig.exc_type}: {sig.template}" if sig and sig.exc_type else (sig.template if sig else "")),
+        facts=sig.facts if sig else {},
+        error_lines=report.error_lines,
+        versions=report.env,
+        notes=report.notes,
+    )

@@ -1,0 +1,233 @@
+"""On-disk layout of a knowledge base, and loading it.
+
+A KB folder holds generations; a small pointer file names the live one:
+
+    DIR/CURRENT            "gen-<stamp>"      replaced atomically (os.replace) when a build finishes
+    DIR/gen-<stamp>/manifest.json             schema, model, tokenizer and signature versions, counts
+    DIR/gen-<stamp>/kb.sqlite                 documents and chunks (metadata, tokens)
+    DIR/gen-<stamp>/vectors.npy               chunk embeddings, row i = chunk rowid i
+    DIR/gen-<stamp>/dense.faiss               FAISS index over vectors.npy
+    DIR/gen-<stamp>/bm25/                     bm25s index over chunk tokens
+
+A build writes a new generation beside the live one and only then moves CURRENT, so a crash or kill at any point
+leaves the previous generation loadable and unchanged.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kb.errors import IndexCorrupt, IndexIncompatible, IndexNotFound
+from kb.models import SCHEMA_VERSION, Chunk, Document
+
+POINTER = "CURRENT"
+MANIFEST = "manifest.json"
+DB = "kb.sqlite"
+VECTORS = "vectors.npy"
+
+_SCHEMA = """
+CREATE TABLE documents (
+    doc_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL UNIQUE,
+    content_hash TEXT NOT NULL,
+    origin TEXT NOT NULL,           -- absolute path of the file it came from (for --prune)
+    data TEXT NOT NULL              -- Document as JSON
+);
+CREATE TABLE chunks (
+    row INTEGER PRIMARY KEY,        -- = row in vectors.npy, FAISS and BM25
+    chunk_id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id),
+    ordinal INTEGER NOT NULL,
+    section TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    text TEXT NOT NULL,
+    text_hash TEXT NOT NULL,        -- sha256(text): a changed document re-embeds only chunks whose text changed
+    tokens TEXT NOT NULL            -- BM25 tokens, space-joined, so unchanged chunks are not re-tokenized
+);
+CREATE INDEX chunks_doc ON chunks(doc_id);
+"""
+
+
+def rebuild_hint(path: Path) -> str:
+    return f"rebuild it with: triage ingest <your postmortems> --kb {path}"
+
+
+def current_generation(kb_dir: Path) -> Path | None:
+    """The live generation folder of `kb_dir`, or None when nothing was ever built there."""
+    pointer = kb_dir / POINTER
+    try:
+        name = pointer.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise IndexCorrupt(f"Cannot read {pointer}: {exc.strerror}; {rebuild_hint(kb_dir)}") from None
+    gen = kb_dir / name
+    if not name.startswith("gen-") or not gen.is_dir():
+        raise IndexCorrupt(f"Knowledge base at {kb_dir} points to a missing generation '{name}'; {rebuild_hint(kb_dir)}")
+    return gen
+
+
+def new_generation_dir(kb_dir: Path) -> Path:
+    kb_dir.mkdir(parents=True, exist_ok=True)
+    gen = kb_dir / f"gen-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    gen.mkdir()
+    return gen
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def publish_generation(kb_dir: Path, gen: Path) -> None:
+    """Make `gen` the live generation (atomic), then remove generations that are no longer referenced."""
+    for f in gen.rglob("*"):
+        if f.is_file():
+            with open(f, "rb+") as fh:
+                os.fsync(fh.fileno())
+    _fsync_dir(gen)
+    tmp = kb_dir / f".{POINTER}.{uuid.uuid4().hex[:8]}"
+    tmp.write_text(gen.name + "\n", encoding="utf-8")
+    with open(tmp, "rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, kb_dir / POINTER)
+    _fsync_dir(kb_dir)
+    remove_stale_generations(kb_dir, keep=gen)
+
+
+def remove_stale_generations(kb_dir: Path, keep: Path | None) -> None:
+    """Delete generation folders other than `keep` (leftovers of finished or killed builds)."""
+    import shutil
+
+    for child in kb_dir.iterdir():
+        if child.name.startswith("gen-") and child.is_dir() and (keep is None or child.name != keep.name):
+            shutil.rmtree(child, ignore_errors=True)
+        elif child.name.startswith(f".{POINTER}."):
+            child.unlink(missing_ok=True)
+
+
+def create_database(gen: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(gen / DB)
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def write_manifest(gen: Path, manifest: dict) -> None:
+    (gen / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+@dataclass
+class StoredChunk:
+    row: int
+    chunk: Chunk
+
+
+class KBStore:
+    """A loaded, read-only generation of a knowledge base."""
+
+    def __init__(self, kb_dir: Path, gen: Path, manifest: dict):
+        self.kb_dir = kb_dir
+        self.gen = gen
+        self.manifest = manifest
+        # check_same_thread=False: the HTTP service reads from worker threads; all access is read-only.
+        self.conn = sqlite3.connect(f"file:{gen / DB}?mode=ro", uri=True, check_same_thread=False)
+        self._docs: dict[str, Document] | None = None
+
+    # -- documents -------------------------------------------------------------------------------------------
+    def documents(self) -> dict[str, Document]:
+        if self._docs is None:
+            rows = self.conn.execute("SELECT doc_id, data FROM documents ORDER BY source").fetchall()
+            self._docs = {doc_id: Document.model_validate_json(data) for doc_id, data in rows}
+        return self._docs
+
+    def document(self, doc_id: str) -> Document | None:
+        return self.documents().get(doc_id)
+
+    def doc_hashes(self) -> dict[str, tuple[str, str]]:
+        """source -> (doc_id, content_hash); what incremental ingest compares against."""
+        rows = self.conn.execute("SELECT source, doc_id, content_hash FROM documents").fetchall()
+        return {source: (doc_id, h) for source, doc_id, h in rows}
+
+    # -- chunks ----------------------------------------------------------------------------------------------
+    def chunk_count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def chunks(self, rows: list[int]) -> list[StoredChunk]:
+        if not rows:
+            return []
+        marks = ",".join("?" * len(rows))
+        got = self.conn.execute(
+            f"SELECT row, chunk_id, doc_id, ordinal, section, lang, text FROM chunks WHERE row IN ({marks})", rows
+        ).fetchall()
+        by_row = {r[0]: StoredChunk(r[0], Chunk(chunk_id=r[1], doc_id=r[2], ordinal=r[3], section=r[4], lang=r[5], text=r[6])) for r in got}
+        return [by_row[r] for r in rows if r in by_row]
+
+    def chunks_of(self, doc_id: str) -> list[StoredChunk]:
+        got = self.conn.execute(
+            "SELECT row, chunk_id, doc_id, ordinal, section, lang, text FROM chunks WHERE doc_id=? ORDER BY ordinal",
+            (doc_id,),
+        ).fetchall()
+        return [StoredChunk(r[0], Chunk(chunk_id=r[1], doc_id=r[2], ordinal=r[3], section=r[4], lang=r[5], text=r[6])) for r in got]
+
+    def chunk_rows_by_text_hash(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT text_hash, row FROM chunks").fetchall())
+
+    def row_doc_ids(self) -> list[str]:
+        """doc_id for every chunk row, in row order (maps retrieval rows to documents without SQL per hit)."""
+        return [d for (d,) in self.conn.execute("SELECT doc_id FROM chunks ORDER BY row")]
+
+    def vectors(self) -> np.ndarray:
+        return np.load(self.gen / VECTORS, mmap_mode="r")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_store(kb_dir: Path, *, expect_model: str | None = None) -> KBStore:
+    """Open the live generation of `kb_dir`, checking it was built by a compatible version."""
+    kb_dir = Path(kb_dir)
+    if not kb_dir.exists():
+        raise IndexNotFound(f"No knowledge base at {kb_dir}; build one with: triage ingest <postmortems> --kb {kb_dir}")
+    gen = current_generation(kb_dir)
+    if gen is None:
+        raise IndexNotFound(f"{kb_dir} holds no knowledge base yet; build one with: triage ingest <postmortems> --kb {kb_dir}")
+    try:
+        manifest = json.loads((gen / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise IndexCorrupt(f"The knowledge base at {kb_dir} has no readable manifest; {rebuild_hint(kb_dir)}") from None
+    if manifest.get("schema_version") != SCHEMA_VERSION:
+        raise IndexIncompatible(
+            f"The knowledge base at {kb_dir} uses schema {manifest.get('schema_version')}, this triage-kb reads "
+            f"schema {SCHEMA_VERSION}; {rebuild_hint(kb_dir)}"
+        )
+    from kb.index.tokenize import TOKENIZER_VERSION
+
+    if manifest.get("tokenizer") != TOKENIZER_VERSION:
+        raise IndexIncompatible(
+            f"The knowledge base at {kb_dir} was tokenized with {manifest.get('tokenizer')}, this triage-kb uses "
+            f"{TOKENIZER_VERSION}; {rebuild_hint(kb_dir)}"
+        )
+    if expect_model and manifest.get("model") != expect_model:
+        raise IndexIncompatible(
+            f"The knowledge base at {kb_dir} was embedded with {manifest.get('model')}, not {expect_model}; "
+            f"{rebuild_hint(kb_dir)}"
+        )
+    for name in (DB, VECTORS):
+        if not (gen / name).is_file():
+            raise IndexCorrupt(f"The knowledge base at {kb_dir} is missing {name}; {rebuild_hint(kb_dir)}")
+    try:
+        store = KBStore(kb_dir, gen, manifest)
+        store.conn.execute("SELECT COUNT(*) FROM documents").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise IndexCorrupt(f"The knowledge base database at {gen / DB} is unreadable ({exc}); {rebuild_hint(kb_dir)}") from None
+    return store

@@ -1,0 +1,261 @@
+"""The matcher: pair a parsed report with knowledge-base entries, or abstain.
+
+Signals per entry (each explained in the answer):
+- `signature`: the best similarity between an event of the report (weighted by its role: the primary error counts
+  most, wrappers and cleanup errors little) and an error line of the entry, facts included: a conflicting
+  discriminating literal (the zero size on the other side, another load-key byte, another device op) vetoes.
+- `bm25`: BM25 over chunks, the entry's best chunk, relative to the best entry for this report.
+- `dense`: cosine of the report with the entry's best chunk (multilingual e5, so English finds Chinese).
+- `frames`: library frames (`module:function`) the report shares with the entry's tracebacks.
+
+The verdict rests on the failure mechanism: an entry is accepted when its error lines explain the report's
+primary error (same signature, no conflicting fact), corroborated by the rest of the report when that error is one
+with many known causes; when the report holds no error line at all, only when both retrievers independently agree.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kb.index.hybrid import KnowledgeBase
+from kb.models import Document
+from kb.traceback.facts import FACTS
+from kb.traceback.frames import reduce_frames
+from kb.traceback.models import ErrorEvent, Report
+from kb.traceback.parse import parse_report
+from kb.traceback.signature import Signature, signature_of_event, signature_of_line, similarity
+
+# How much an event of the report counts, by role; inferred events (no printed error line) count less.
+ROLE_WEIGHT = {"primary": 1.0, "cause": 0.95, "secondary": 0.8, "wrapper": 0.45, "cleanup": 0.3}
+INFERRED_WEIGHT = {"frame": 0.6, "prose": 0.55}
+
+# Signals whose value is the same for many unrelated root causes: a report whose only evidence is one of these
+# needs corroboration from the rest of the report before an entry is accepted.
+GENERIC_FACTS = {
+    "cuda_assert.condition": None,            # any out-of-range index on the GPU
+    "cuda.error": {"device-side assert triggered", "out of memory", "an illegal memory access was encountered"},
+    "oom.kind": None,                          # many things run out of memory
+    "signal": None,
+    "exitcode": None,
+}
+
+SIG_ACCEPT = 0.72        # a signature this close explains the report's error
+SIG_RELATED = 0.45       # below this an entry is not about the report's error at all
+DENSE_FLOOR, DENSE_CEIL = 0.78, 0.92   # e5 cosines live in a narrow band; map it onto 0..1
+
+
+@dataclass
+class EntryProfile:
+    """What the matcher needs of one entry, computed once per loaded KB."""
+
+    doc: Document
+    sigs: list[tuple[str, Signature]]
+    frames: set[str]
+
+
+@dataclass
+class QueryEvent:
+    event: ErrorEvent
+    sig: Signature
+    weight: float
+    text: str
+
+
+@dataclass
+class Candidate:
+    doc_id: str
+    score: float = 0.0
+    signature: float = 0.0
+    bm25: float = 0.0
+    dense: float = 0.0
+    frames: float = 0.0
+    corroboration: float = 0.0
+    sig_pair: tuple[str, str] | None = None          # (report line, entry line) that matched best
+    sig_why: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    generic: bool = False
+    reason: str = ""
+
+    def signals(self) -> dict[str, float]:
+        return {k: round(getattr(self, k), 4) for k in ("signature", "bm25", "dense", "frames", "corroboration")}
+
+
+@dataclass
+class Decision:
+    verdict: str
+    confidence: float
+    ranked: list[Candidate]
+    reason: str
+    report: Report
+    query_events: list[QueryEvent]
+
+
+def profile(doc: Document) -> EntryProfile:
+    seen: set[tuple[str | None, str]] = set()
+    sigs: list[tuple[str, Signature]] = []
+    frames: set[str] = set()
+
+    def add(line: str, sig: Signature) -> None:
+        key = (sig.exc_type, sig.template)
+        if key not in seen and sig.template.strip():
+            seen.add(key)
+            sigs.append((line, sig))
+
+    # Traceback blocks first: their events join multi-line messages (load_state_dict details) and carry frames.
+    for block in doc.tracebacks:
+        rep = parse_report(block)
+        for ev in rep.events:
+            if ev.origin in ("prose",):
+                continue
+            add(ev.lines[-1] if ev.lines else ev.message, signature_of_event(ev))
+            frames.update(reduce_frames(ev.frames, libraries_only=True))
+    for line in doc.error_lines:
+        add(line, signature_of_line(line))
+    return EntryProfile(doc=doc, sigs=sigs, frames=frames)
+
+
+def _query_events(report: Report) -> list[QueryEvent]:
+    out = []
+    for ev in report.events:
+        weight = ROLE_WEIGHT.get(ev.role, 0.5) * INFERRED_WEIGHT.get(ev.origin, 1.0)
+        text = ev.lines[-1] if ev.lines else ev.message
+        out.append(QueryEvent(ev, signature_of_event(ev), weight, text))
+    return out
+
+
+def _hard_conflicts(a: Signature, b: Signature) -> list[str]:
+    out = []
+    for name in sorted(set(a.facts) & set(b.facts)):
+        spec = FACTS.get(name)
+        if spec and spec.hard and not set(a.facts[name].split("|")) & set(b.facts[name].split("|")):
+            out.append(f"{name}: report has {a.facts[name]}, entry has {b.facts[name]}")
+    return out
+
+
+def _is_generic(sig: Signature) -> bool:
+    """True when the signature's only discriminating content is a symptom shared by many root causes."""
+    for name, values in GENERIC_FACTS.items():
+        v = sig.facts.get(name)
+        if v is not None and (values is None or v in values):
+            return True
+    return False
+
+
+def _dense_norm(cos: float) -> float:
+    return min(1.0, max(0.0, (cos - DENSE_FLOOR) / (DENSE_CEIL - DENSE_FLOOR)))
+
+
+class Matcher:
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+        self.profiles = {doc_id: profile(doc) for doc_id, doc in kb.documents().items()}
+        self._row_doc = np.array(kb.row_doc)
+
+    # -- retrieval signals ------------------------------------------------------------------------------------
+    def _doc_max(self, row_scores: np.ndarray) -> dict[str, float]:
+        best: dict[str, float] = {}
+        if len(row_scores) == 0:
+            return best
+        order = np.argsort(-row_scores)
+        for row in order:
+            d = self._row_doc[row]
+            if d not in best:
+                best[d] = float(row_scores[row])
+        return best
+
+    def _retrieval(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
+        from kb.index.tokenize import tokenize
+
+        bm25 = self._doc_max(self.kb.sparse.scores(tokenize(text)))
+        top = max(bm25.values(), default=0.0)
+        bm25_rel = {d: (s / top if top > 0 else 0.0) for d, s in bm25.items()}
+        dense = self._doc_max(self.kb.vectors_cosine(self.kb.embed_query(text[:4000])))
+        return bm25_rel, dense
+
+    # -- main -------------------------------------------------------------------------------------------------
+    def match(self, text: str) -> Decision:
+        report = parse_report(text)
+        qevents = _query_events(report)
+        query_text = _retrieval_text(report, text)
+        bm25, dense = self._retrieval(query_text)
+        rest_text = report.prose.strip()
+        rest_bm25, rest_dense = self._retrieval(rest_text) if len(rest_text) >= 20 else ({}, {})
+        qframes = {k for qe in qevents for k in qe.sig.frames}
+
+        cands: list[Candidate] = []
+        for doc_id, prof in self.profiles.items():
+            c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0), dense=dense.get(doc_id, 0.0))
+            for qe in qevents:
+                for line, dsig in prof.sigs:
+                    sim, why = similarity(qe.sig, dsig)
+                    weighted = sim * qe.weight
+                    if weighted > c.signature:
+                        c.signature = weighted
+                        c.sig_pair = (qe.text, line)
+                        c.sig_why = why
+                        c.conflicts = _hard_conflicts(qe.sig, dsig)
+                        c.generic = _is_generic(qe.sig) and _is_generic(dsig) or _is_generic(qe.sig)
+            if qframes and prof.frames:
+                c.frames = len(qframes & prof.frames) / len(qframes)
+            c.corroboration = 0.5 * rest_bm25.get(doc_id, 0.0) + 0.5 * _dense_norm(rest_dense.get(doc_id, 0.0))
+            c.score = 0.55 * c.signature + 0.2 * _dense_norm(c.dense) + 0.15 * c.bm25 + 0.1 * c.frames
+            cands.append(c)
+        cands.sort(key=lambda c: -c.score)
+        verdict, confidence, reason = self._decide(report, qevents, cands)
+        return Decision(verdict, confidence, cands, reason, report, qevents)
+
+    def _decide(self, report: Report, qevents: list[QueryEvent], cands: list[Candidate]) -> tuple[str, float, str]:
+        if not cands:
+            return "no_match", 1.0, "the knowledge base is empty"
+        printed = [qe for qe in qevents if not qe.event.inferred]
+        best = cands[0]
+        second = cands[1] if len(cands) > 1 else None
+        margin = best.score - (second.score if second else 0.0)
+        for c in cands:
+            c.reason = self._reject_reason(c, printed)
+        if printed:
+            if best.reason:
+                top_reason = best.reason
+                conf = 0.5 + 0.4 * (1 - best.signature)
+                return "no_match", round(min(0.97, conf), 3), top_reason
+            conf = _sigmoid(8 * (best.signature - 0.6) + 4 * margin + 1.5 * _dense_norm(best.dense))
+            return "match", round(conf, 3), f"the report's error matches {best.doc_id}"
+        # No printed error line: retrieval alone must be decisive, and both retrievers must agree.
+        by_dense = max(cands, key=lambda c: c.dense)
+        by_bm25 = max(cands, key=lambda c: c.bm25)
+        dense_second = sorted((c.dense for c in cands), reverse=True)[1] if len(cands) > 1 else 0.0
+        if (by_dense.doc_id == by_bm25.doc_id == best.doc_id and best.dense >= 0.86
+                and best.dense - dense_second >= 0.02 and best.signature >= 0.3):
+            conf = _sigmoid(20 * (best.dense - 0.86) + 4 * margin)
+            return "match", round(min(conf, 0.75), 3), "no error line in the report; its description matches"
+        best.reason = best.reason or "no error line in the report, and its text does not single out this entry"
+        return "no_match", 0.6, "the report shows no error line, and no entry is clearly described by its text"
+
+    @staticmethod
+    def _reject_reason(c: Candidate, printed: list[QueryEvent]) -> str:
+        if c.conflicts:
+            return "same kind of error, but a detail that tells the causes apart differs (" + "; ".join(c.conflicts) + ")"
+        if printed and c.signature < SIG_ACCEPT:
+            return "the report's error is not one this entry describes"
+        if c.generic and c.corroboration < 0.45:
+            return ("this error has several known causes, and nothing else in the report points to this one "
+                    f"(corroboration {c.corroboration:.2f})")
+        return ""
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+def _retrieval_text(report: Report, text: str) -> str:
+    """What the retrievers see: the error messages first (deduplicated), then the reporter's words."""
+    parts = []
+    for ev in report.events:
+        if ev.message and ev.message not in parts:
+            parts.append(ev.message[:600])
+    parts.append(report.prose[:1500])
+    joined = "\n".join(p for p in parts if p.strip())
+    return joined if joined.strip() else text[:2000]
+

@@ -1,0 +1,122 @@
+"""Ingest into a real KB folder: SQLite + FAISS + BM25 + the real embedding model. Incremental and crash-safe."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kb.config import Settings
+from kb.errors import IndexCorrupt, IndexIncompatible, IndexNotFound
+from kb.index.hybrid import KnowledgeBase
+from kb.index import store
+from ingest.build import ingest
+
+pytestmark = pytest.mark.slow
+
+DATA = Path(__file__).parent / "data" / "corpus_small"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    dst = tmp_path / "corpus"
+    shutil.copytree(DATA, dst)
+    return dst
+
+
+def test_ingest_then_search_and_reingest_is_a_no_op(corpus, tmp_path, settings):
+    kb_dir = tmp_path / "kb"
+    first = ingest([corpus], kb_dir, settings)
+    assert sorted(first.added) == ["lfs_pointer_zh.md", "nccl_shm.md", "zero3_load.md"]
+    assert first.embedded == first.chunks > 0
+    gen = store.current_generation(kb_dir)
+
+    second = ingest([corpus], kb_dir, settings)
+    assert (len(second.unchanged), second.added, second.updated, second.embedded) == (3, [], [], 0)
+    assert store.current_generation(kb_dir) == gen, "nothing changed, so no new generation"
+
+    kb = KnowledgeBase.open(kb_dir, settings)
+    assert kb.store.chunk_count() == first.chunks
+    assert len(kb.documents()) == 3
+    # Cross-lingual: an English question finds the Chinese postmortem.
+    hits = kb.search("model weights file is a git lfs pointer, unpickling fails", top=3)
+    assert hits[0].source == "lfs_pointer_zh.md"
+    kb.close()
+
+
+def test_changed_file_reembeds_only_its_new_chunks_and_prune_drops_deleted(corpus, tmp_path, settings):
+    kb_dir = tmp_path / "kb"
+    first = ingest([corpus], kb_dir, settings)
+    path = corpus / "nccl_shm.md"
+    path.write_text(path.read_text() + "\n## Notes\nAlso seen with Kubernetes pods that mount an emptyDir.\n")
+    again = ingest([corpus], kb_dir, settings)
+    assert again.updated == ["nccl_shm.md"] and again.added == []
+    assert 0 < again.embedded < first.chunks
+    (corpus / "zero3_load.md").unlink()
+    kept = ingest([corpus], kb_dir, settings)
+    assert kept.removed == [] and kept.documents == 3, "without --prune, documents of gone files stay"
+    pruned = ingest([corpus], kb_dir, settings, prune=True)
+    assert pruned.removed == ["zero3_load.md"] and pruned.documents == 2
+
+
+def test_sources_are_relative_to_the_folder_given(corpus, tmp_path, settings):
+    kb_dir = tmp_path / "kb"
+    ingest([corpus / "nccl_shm.md"], kb_dir, settings)
+    kb = KnowledgeBase.open(kb_dir, settings)
+    assert [d.source for d in kb.documents().values()] == ["nccl_shm.md"]
+    kb.close()
+
+
+def test_killed_ingest_leaves_previous_kb_loadable(corpus, tmp_path, settings):
+    kb_dir = tmp_path / "kb"
+    ingest([corpus], kb_dir, settings)
+    before = store.current_generation(kb_dir)
+    for i in range(40):
+        (corpus / f"extra_{i}.md").write_text(f"# Extra {i}\n\nRuntimeError: synthetic failure number {i}\n" * 30)
+    env = {**os.environ, "TRIAGE_CACHE_DIR": str(settings.cache_dir)}
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "ingest", str(corpus), "--kb", str(kb_dir), "--json"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Wait until the new build has started writing a generation (or a few seconds), then kill it hard.
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        if len([p for p in kb_dir.iterdir() if p.name.startswith("gen-")]) > 1:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert store.current_generation(kb_dir) == before
+    kb = KnowledgeBase.open(kb_dir, settings)
+    assert len(kb.documents()) == 3
+    assert kb.search("shared memory segment /dev/shm", top=1)[0].source == "nccl_shm.md"
+    kb.close()
+    # The next ingest cleans up the leftovers and succeeds.
+    report = ingest([corpus], kb_dir, settings)
+    assert report.documents == 43
+    assert [p.name for p in kb_dir.iterdir() if p.name.startswith("gen-")] == [store.current_generation(kb_dir).name]
+
+
+def test_bad_kb_folders_give_clear_errors(tmp_path, settings):
+    with pytest.raises(IndexNotFound, match="triage ingest"):
+        store.open_store(tmp_path / "nope")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "CURRENT").write_text("gen-missing\n")
+    with pytest.raises(IndexCorrupt, match="rebuild"):
+        store.open_store(tmp_path / "broken")
+
+
+def test_kb_from_another_schema_says_how_to_rebuild(corpus, tmp_path, settings):
+    kb_dir = tmp_path / "kb"
+    ingest([corpus], kb_dir, settings)
+    gen = store.current_generation(kb_dir)
+    manifest = json.loads((gen / store.MANIFEST).read_text())
+    manifest["schema_version"] = 999
+    (gen / store.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(IndexIncompatible, match="triage ingest"):
+        store.open_store(kb_dir)

@@ -1,0 +1,139 @@
+"""Line classification and error-line extraction (kb.traceback.lines)."""
+import time
+
+import pytest
+
+from kb.traceback.lines import classify_line, clean_line, find_error_lines
+
+CLASSIFY_CASES = [
+    ("RuntimeError: shape '[4, 2]' is invalid for input of size 6", "exception"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "exception"),
+    ("_pickle.UnpicklingError: invalid load key, 'x'.", "exception"),
+    ("KeyError: 'llama4'", "exception"),
+    ("AssertionError", "exception"),
+    ("Exception: data did not match any variant of untagged enum ModelWrapper", "exception"),
+    ("Error(s) in loading state_dict for GPT2LMHeadModel:", "exception"),
+    ("\tsize mismatch for transformer.wte.weight: copying a param with shape torch.Size([50260, 768]) from "
+     "checkpoint, the shape in current model is torch.Size([50257, 768]).", "exception"),
+    ("Missing key(s) in state_dict: \"lm_head.weight\".", "exception"),
+    ("RuntimeError: CUDA error: device-side assert triggered", "cuda"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`", "cuda"),
+    ("/opt/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+     "thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.", "cuda"),
+    ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, internal error", "nccl"),
+    ("ncclInternalError: Internal check failed.", "nccl"),
+    ("node7:1234:1290 [3] NCCL WARN Net : Connection closed by remote peer", "nccl"),
+    ("[E ProcessGroupNCCL.cpp:828] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88, "
+     "OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800412 milliseconds before timing out.", "nccl"),
+    ("terminate called after throwing an instance of 'c10::Error'", "cpp"),
+    ("what():  CUDA driver error: invalid argument", "cuda"),
+    ("Exception raised from alloc at ../c10/cuda/CUDACachingAllocator.cpp:1089 (most recent call first):", "cpp"),
+    ("Segmentation fault (core dumped)", "cpp"),
+    ("/usr/lib/python3/site-packages/torch/utils/checkpoint.py:31: UserWarning: None of the inputs have "
+     "requires_grad=True. Gradients will be None", "warning"),  # warnings.warn format: path:line: Category: msg
+    ("UserWarning: None of the inputs have requires_grad=True. Gradients will be None", "warning"),
+    ("model.layers.3.mlp.experts.0.w2 not in state_dict, loading shard-00001.safetensors", "warning"),
+    ("WARNING: tokenizer has no pad token, using eos", "warning"),
+    ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", "launcher"),
+    ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 77) of "
+     "binary: /usr/bin/python", "launcher"),
+    ("Signal 9 (SIGKILL) received by PID 4242", "launcher"),
+    ("Killed", "launcher"),
+    ('  File "/srv/train.py", line 12, in <module>', "frame"),
+    ("Traceback (most recent call last):", "frame"),
+    ("During handling of the above exception, another exception occurred:", "frame"),
+    ("ERROR: Could not build wheels for flash-attn", "log"),
+    ("expected (4096, 512), got (8192, 512)", "log"),
+    ("    raise RuntimeError(", None),
+    ("                   ~~~~~~~~~^^^^^^^^^", None),
+    ("For debugging consider passing CUDA_LAUNCH_BLOCKING=1.", None),
+    ("I keep getting a CUDA error when the training starts, any idea what is wrong with this setup?", None),
+    ("训练的时候报错了，显存不够，请问怎么解决", None),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize("line,kind", CLASSIFY_CASES, ids=[f"c{i:02d}" for i in range(len(CLASSIFY_CASES))])
+def test_classify_line(line, kind):
+    assert classify_line(line) == kind
+
+
+@pytest.mark.parametrize(
+    "raw,clean",
+    [
+        ("[rank3]: RuntimeError: boom", "RuntimeError: boom"),
+        ("[default0]:[rank0]:   File \"a.py\", line 1, in f", 'File "a.py", line 1, in f'),
+        ("\x1b[31mValueError: red\x1b[0m", "ValueError: red"),
+        ("2024-05-01 12:03:04,512 - ValueError: x", "ValueError: x"),
+        ("[2024-05-01T12:03:04.5Z] KeyError: 'a'", "KeyError: 'a'"),
+        ("[1,0]<stderr>:OSError: disk", "OSError: disk"),
+        ("worker-3: IndexError: y", "IndexError: y"),
+        ("> `RuntimeError`: Expected all tensors", "RuntimeError: Expected all tensors"),
+        ("  0%|          | 0/10 [00:00<?, ?it/s]../Indexing.cu:1: f: block: [1,0,0], thread: [2,0,0] Assertion "
+         "`a < b` failed.", "../Indexing.cu:1: f: block: [1,0,0], thread: [2,0,0] Assertion `a < b` failed."),
+    ],
+)
+def test_clean_line(raw, clean):
+    assert clean_line(raw) == clean
+
+
+def test_prefixed_line_classifies():
+    assert classify_line("[rank3]:RuntimeError: Expected all tensors to be on the same device") == "exception"
+    assert classify_line("\x1b[1;31m[default1]:torch.OutOfMemoryError: CUDA out of memory.\x1b[0m") == "exception"
+
+
+def test_find_error_lines_in_chinese_postmortem():
+    text = (
+        "## 问题现象\n"
+        "第一个错误表现为AttributeError: module 'x.utils' has no attribute 'logging'，这是缺少 import 导致的。\n"
+        "加载时报错如下：\n"
+        "```\n"
+        "RuntimeError: Error(s) in loading state_dict for MistralForCausalLM:\n"
+        "\tsize mismatch for lm_head.weight: copying a param with shape torch.Size([32002, 4096]) from checkpoint,"
+        " the shape in current model is torch.Size([32000, 4096]).\n"
+        "```\n"
+        "在 `.bin` 权重上则表现为 `_pickle.UnpicklingError: invalid load key, 'v'.`，并且提到 `KeyError` 时不算。\n"
+        "用户的原话：训练时报错：ValueError: Attempting to unscale FP16 gradients.\n"
+    )
+    lines = find_error_lines(text)
+    assert lines == [
+        "RuntimeError: Error(s) in loading state_dict for MistralForCausalLM:",
+        "size mismatch for lm_head.weight: copying a param with shape torch.Size([32002, 4096]) from checkpoint, the "
+        "shape in current model is torch.Size([32000, 4096]).",
+        "_pickle.UnpicklingError: invalid load key, 'v'.",
+        "ValueError: Attempting to unscale FP16 gradients.",
+    ]
+    assert find_error_lines(text, inline=False)[-2:] == lines[1:2] + lines[-1:]
+
+
+def test_find_error_lines_dedupes_ranks_and_threads():
+    text = "\n".join(
+        [f"[rank{r}]: RuntimeError: NCCL communicator was aborted on rank {r}." for r in range(4)]
+        + [f"Indexing.cu:99: k: block: [7,0,0], thread: [{t},0,0] Assertion `idx < n` failed." for t in range(32)]
+        + ["[default0]:x 10%|# | 1/10 [00:01<00:09, 1.0it/s][default1]:ValueError: glued after a progress bar"]
+    )
+    lines = find_error_lines(text)
+    assert lines == [
+        "RuntimeError: NCCL communicator was aborted on rank 0.",
+        "Indexing.cu:99: k: block: [7,0,0], thread: [0,0,0] Assertion `idx < n` failed.",
+        "ValueError: glued after a progress bar",
+    ]
+
+
+def test_find_error_lines_skips_frames_code_and_prose():
+    text = (
+        "I tried to run it and got an error, could you help me with this?\n"
+        "Traceback (most recent call last):\n"
+        '  File "t.py", line 3, in <module>\n'
+        "    raise ValueError('bad')\n"
+        "ValueError: bad\n"
+    )
+    assert find_error_lines(text) == ["ValueError: bad"]
+
+
+def test_find_error_lines_is_fast_on_junk():
+    junk = ("x" * 5000 + "`" + "Error: " * 300 + "\n") * 400 + "\x00\xff" * 100000
+    start = time.perf_counter()
+    find_error_lines(junk)
+    assert time.perf_counter() - start < 5
+    assert find_error_lines("") == []

@@ -1,0 +1,164 @@
+"""Report parser, data-driven over tests/data/tracebacks/<case>.txt + <case>.json (ids from file names)."""
+import json
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from kb.traceback.parse import parse_report
+from kb.traceback.signature import signature_of_event
+
+DATA = Path(__file__).parent / "data" / "tracebacks"
+CASES = sorted(p.stem for p in DATA.glob("*.json"))
+
+
+def _load(case: str):
+    text = (DATA / f"{case}.txt").read_text(encoding="utf-8")
+    return parse_report(text), json.loads((DATA / f"{case}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASES)
+def test_case(case):
+    report, exp = _load(case)
+    prim = report.primary
+    want = exp["primary"]
+    assert prim is not None, report.notes
+    assert prim.role == "primary"
+    assert prim.kind == want["kind"]
+    if "type" in want:
+        assert prim.type == want["type"]
+    assert prim.message.startswith(want["message_prefix"]), prim.message
+    if "origin" in want:
+        assert prim.origin == want["origin"]
+    if "frames_count" in want:
+        assert len(prim.frames) == want["frames_count"]
+    for lib in want.get("libraries", []):
+        assert lib in {f.library for f in prim.frames}
+    if "last_frame_module" in want:
+        assert prim.frames[-1].module == want["last_frame_module"]
+    if "last_frame_code" in want:
+        assert prim.frames[-1].code == want["last_frame_code"]
+    if "ranks" in want:
+        assert prim.ranks == want["ranks"]
+    if "message_lines" in exp:
+        assert len(prim.message.splitlines()) == exp["message_lines"]
+    if "chain_length" in exp:
+        assert len(report.chain()) == exp["chain_length"]
+    for role, n in exp.get("roles", {}).items():
+        assert sum(e.role == role for e in report.events) == n, [(e.role, e.type, e.message[:40]) for e in report.events]
+    for kind, n in exp.get("event_count", {}).items():
+        assert sum(e.kind == kind for e in report.events) == n
+    if "event_total" in exp:
+        assert len(report.events) == exp["event_total"], [(e.kind, e.message[:60]) for e in report.events]
+    for t in exp.get("event_types", []):
+        assert t in {e.type for e in report.events}
+    for text in exp.get("event_messages_contain", []):
+        assert any(text in e.message for e in report.events)
+    sig = signature_of_event(prim)
+    for name, value in exp.get("primary_facts", {}).items():
+        assert sig.facts.get(name) == value, (name, sig.facts)
+    for name in exp.get("primary_facts_absent", []):
+        assert name not in sig.facts
+    if "template_contains" in exp:
+        assert exp["template_contains"] in sig.template, sig.template
+    for k, v in exp.get("env", {}).items():
+        assert report.env.get(k) == v, report.env
+    for note in exp.get("notes_contain", []):
+        assert any(note in n for n in report.notes), report.notes
+    for line in exp.get("error_lines_contain", []):
+        assert line in report.error_lines
+    for line in exp.get("error_lines_excludes", []):
+        assert all(line not in e for e in report.error_lines)
+    for text in exp.get("prose_contains", []):
+        assert text in report.prose, report.prose
+    for text in exp.get("prose_excludes", []):
+        assert text not in report.prose, report.prose
+    if "truncated" in exp:
+        assert report.truncated is exp["truncated"]
+
+
+def test_every_case_has_both_files():
+    assert sorted(p.stem for p in DATA.glob("*.txt")) == CASES
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   \n\n\t", "\x00\x01\x02" * 1000, bytes(range(256)).decode("latin-1") * 500],
+    ids=["empty", "blank", "control", "latin1"],
+)
+def test_empty_and_binary_input(text):
+    report = parse_report(text)
+    assert report.events == [] or report.primary is not None
+    assert report.notes
+
+
+def test_random_binary_junk_does_not_blow_up():
+    rng = random.Random(7)
+    junk = "".join(chr(rng.randrange(0, 0x3000)) for _ in range(300_000))
+    start = time.perf_counter()
+    parse_report(junk)
+    assert time.perf_counter() - start < 10
+
+
+def test_huge_log_is_cut_and_fast():
+    line = "2024-01-01 00:00:00,000 - INFO - step {} loss 1.234 lr 2e-5 grad_norm 0.88\n"
+    body = "".join(line.format(i) for i in range(700_000))               # ~55 MB
+    tail = ("Traceback (most recent call last):\n  File \"/w/train.py\", line 9, in <module>\n    step()\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.\n")
+    text = body + tail
+    assert len(text) > 50_000_000
+    start = time.perf_counter()
+    report = parse_report(text)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 20, elapsed
+    assert report.truncated
+    assert any("input cut" in n for n in report.notes)
+    assert report.primary is not None and report.primary.type == "torch.OutOfMemoryError"
+
+
+def test_long_line_without_newlines():
+    text = "RuntimeError: " + "x" * 3_000_000
+    start = time.perf_counter()
+    report = parse_report(text)
+    assert time.perf_counter() - start < 10
+    assert report.primary is not None
+
+
+def test_adversarial_regex_inputs_are_linear():
+    nasty = [
+        "File \"" + "a" * 100_000,
+        "[rank1]:" * 50_000,
+        "size mismatch for " + "a." * 50_000,
+        "`" * 100_000,
+        "/" * 200_000,
+        "Error: " + "(" * 100_000,
+        "torch.Size([" + "1, " * 50_000,
+        ("A" * 80 + ".") * 5000 + "Error: x",
+    ]
+    for text in nasty:
+        start = time.perf_counter()
+        parse_report(text)
+        assert time.perf_counter() - start < 5, text[:40]
+
+
+def test_report_is_serializable():
+    report, _ = _load("ranks_interleaved_oom")
+    again = type(report).model_validate_json(report.model_dump_json())
+    assert again == report
+
+
+DEV = Path("/work/shared/eval/dev/queries")
+
+
+@pytest.mark.skipif(not DEV.is_dir(), reason="dev queries not present")
+def test_dev_queries_parse():
+    """Smoke test over the real dev reports: no crash, and nearly every report yields a primary event."""
+    files = sorted(DEV.glob("*.txt"))
+    reports = [parse_report(f.read_text(encoding="utf-8")) for f in files]
+    with_primary = sum(r.primary is not None for r in reports)
+    assert with_primary >= len(files) - 2
+    for r in reports:
+        if r.primary is not None:
+            assert r.primary.role == "primary"
+            assert sum(e.role == "primary" for e in r.events) == 1

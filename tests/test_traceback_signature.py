@@ -1,0 +1,294 @@
+"""Signatures: templates keep the discriminating literals, facts tell look-alikes apart, similarity explains itself."""
+import pytest
+
+from kb.traceback.facts import FACTS, shape_relation
+from kb.traceback.frames import locate_file, reduce_frames
+from kb.traceback.models import Frame
+from kb.traceback.signature import SIGNATURE_VERSION, make_signature, signature_of_line, similarity
+
+SM = ("size mismatch for {p}: copying a param with shape torch.Size([{ck}]) from checkpoint, "
+      "the shape in current model is torch.Size([{cur}]).")
+
+
+def sm(p="model.embed_tokens.weight", ck="32008, 4096", cur="32000, 4096"):
+    return signature_of_line(SM.format(p=p, ck=ck, cur=cur))
+
+
+def test_version_constant():
+    assert SIGNATURE_VERSION == "sig:v1"
+    assert sm().version == SIGNATURE_VERSION
+
+
+@pytest.mark.parametrize(
+    "line,template",
+    [
+        (SM.format(p="model.embed_tokens.weight", ck="151936, 896", cur="0"),
+         "size mismatch for <param>: copying a param with shape torch.Size([<n>, <n>]) from checkpoint, the shape in "
+         "current model is torch.Size([0])."),
+        (SM.format(p="lm_head.weight", ck="0", cur="32000, 4096"),
+         "size mismatch for <param>: copying a param with shape torch.Size([0]) from checkpoint, the shape in "
+         "current model is torch.Size([<n>, <n>])."),
+        ("RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:", "Error(s) in loading state_dict for <model>:"),
+        ("_pickle.UnpicklingError: invalid load key, 'v'.", "invalid load key, 'v'."),
+        ("RuntimeError: expected scalar type BFloat16 but found Float", "expected scalar type BFloat16 but found Float"),
+        ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, CUDA:1 and "
+         "cpu!", "Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cpu!"),
+        ("/src/aten/native/cuda/Indexing.cu:1289: indexSelectLargeIndex: block: [56,0,0], thread: [64,0,0] "
+         "Assertion `srcIndex < srcSelectDimSize` failed.",
+         "<path>/Indexing.cu:<n>: indexSelectLargeIndex: block: [<n>], thread: [<n>] Assertion "
+         "`srcIndex < srcSelectDimSize` failed."),
+        ("[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3, "
+         "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600888 milliseconds before timing out.",
+         "[E ProcessGroupNCCL.cpp:<n>] [Rank <n>] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=<n>, "
+         "OpType=ALLREDUCE, Timeout(ms)=<n>) ran for <n> milliseconds before timing out."),
+        ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+         "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"),
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+         "79.15 GiB", "CUDA out of memory. Tried to allocate <mem>. GPU <n> has a total capacity of <mem>"),
+        ("ValueError: Attempting to unscale FP16 gradients.", "Attempting to unscale FP16 gradients."),
+        ("OSError: C:\\Users\\me\\models\\llama\\config.json not found at 0x7f3b2c1d8e50",
+         "<path>/config.json not found at <hex>"),
+    ],
+)
+def test_templates(line, template):
+    assert signature_of_line(line).template == template
+
+
+def test_zero_size_side_both_ways():
+    cur0 = sm(ck="151936, 896", cur="0")
+    ck0 = sm(ck="0", cur="151936, 896")
+    assert cur0.facts["mismatch.zero_side"] == "current_model"
+    assert ck0.facts["mismatch.zero_side"] == "checkpoint"
+    assert cur0.facts["mismatch.relation"] == ck0.facts["mismatch.relation"] == "zero"
+    assert any("kept zero size on the current-model side" in s for s in cur0.steps)
+    assert any("kept zero size on the checkpoint side" in s for s in ck0.steps)
+    score, why = similarity(cur0, ck0)
+    assert score < 0.35 and any("CONFLICTS (hard)" in w for w in why)
+
+
+def test_zero_side_vs_small_delta_pulls_down_hard():
+    zero = sm(ck="151936, 896", cur="0")
+    delta = sm(ck="32008, 4096", cur="32000, 4096")
+    same_zero = sm(p="bert.encoder.layer.0.attention.self.query.weight", ck="768, 768", cur="0")
+    s_conflict, _ = similarity(zero, delta)
+    s_same, why = similarity(zero, same_zero)
+    assert s_conflict < 0.25
+    assert s_same > 0.8                       # parameter role is excused when both sides are 0-sized placeholders
+    assert any("not compared" in w for w in why)
+
+
+@pytest.mark.parametrize(
+    "ck,cur,relation,factor",
+    [
+        ("32008, 4096", "32000, 4096", "small_delta", None),     # added tokens
+        ("32001, 4096", "32000, 4096", "small_delta", None),
+        ("128256, 4096", "16032, 4096", "multiple", "8"),        # a TP shard of an unpadded vocabulary
+        ("128256, 8192", "16064, 8192", "multiple", "8"),        # a TP shard of a padded vocabulary (rounded up)
+        ("151936, 1024", "75968, 1024", "multiple", "2"),
+        ("65536, 1024", "65535, 1024", "multiple", "pad"),       # padded up to a TP multiple
+        ("151936, 896", "151665, 896", "multiple", "pad"),
+        ("50400, 4096", "50258, 4096", "other", None),
+        ("9, 768", "5, 768", "small_delta", None),
+        ("4096, 11008", "4096, 5504", "multiple", "2"),
+        ("32000, 4096", "32000, 5120", "other", None),
+    ],
+)
+def test_mismatch_relation(ck, cur, relation, factor):
+    facts = sm(ck=ck, cur=cur).facts
+    assert facts["mismatch.relation"] == relation
+    assert facts.get("mismatch.factor") == factor
+
+
+def test_small_delta_vs_multiple_conflict():
+    a, b = sm(ck="32001, 4096", cur="32000, 4096"), sm(ck="65536, 4096", cur="65535, 4096")
+    score, why = similarity(a, b)
+    assert score < 0.3
+    assert any("mismatch.relation CONFLICTS" in w for w in why)
+
+
+def test_delta_bucket_and_direction():
+    f = sm(ck="32005, 2048", cur="32000, 2048").facts
+    assert f["mismatch.delta"] == "2-8" and f["mismatch.direction"] == "checkpoint_larger"
+    assert f["mismatch.dim"] == "0"
+    assert shape_relation([1], [1])["mismatch.relation"] == "other"
+
+
+@pytest.mark.parametrize(
+    "name,role",
+    [("model.embed_tokens.weight", "embedding"), ("transformer.wte.weight", "embedding"),
+     ("lm_head.weight", "lm_head"), ("base_model.model.lm_head.weight", "lm_head"),
+     ("classifier.weight", "classifier"), ("model.layers.0.mlp.up_proj.weight", "other")],
+)
+def test_param_role(name, role):
+    assert sm(p=name).facts["mismatch.param_role"] == role
+
+
+def test_param_roles_of_several_lines_are_alternatives():
+    msg = "Error(s) in loading state_dict for X:\n\t" + SM.format(p="model.embed_tokens.weight", ck="32001, 8",
+                                                                   cur="32000, 8") + "\n\t" + SM.format(
+        p="lm_head.weight", ck="32001, 8", cur="32000, 8")
+    sig = make_signature("RuntimeError", msg)
+    assert sig.facts["mismatch.param_role"] == "embedding|lm_head"
+    score, _ = similarity(sig, sm(ck="32008, 64", cur="32000, 64"))
+    assert score > 0.75
+
+
+def test_load_key_byte():
+    v = signature_of_line("_pickle.UnpicklingError: invalid load key, 'v'.")
+    lt = signature_of_line("_pickle.UnpicklingError: invalid load key, '<'.")
+    v2 = signature_of_line("UnpicklingError: invalid load key, 'v'.")
+    assert v.facts["load_key.byte"] == "v" and lt.facts["load_key.byte"] == "<"
+    assert similarity(v, v2)[0] > 0.95
+    assert similarity(v, lt)[0] < 0.3
+
+
+@pytest.mark.parametrize(
+    "line,dtypes",
+    [
+        ("ValueError: Attempting to unscale FP16 gradients.", "fp16"),
+        ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+         "bf16"),
+        ("RuntimeError: expected scalar type Half but found Float", "fp16|fp32"),
+        ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'", None),
+        ("TypeError: torch.bfloat16 is not supported with dtype float32 inputs", "bf16|fp32"),
+    ],
+)
+def test_dtypes(line, dtypes):
+    assert signature_of_line(line).facts.get("dtype.mentioned") == dtypes
+
+
+def test_dtype_expected_found_and_conflict():
+    a = signature_of_line("RuntimeError: expected scalar type Half but found Float")
+    assert (a.facts["dtype.expected"], a.facts["dtype.found"]) == ("fp16", "fp32")
+    fp16 = signature_of_line("ValueError: Attempting to unscale FP16 gradients.")
+    bf16 = signature_of_line("ValueError: Your setup doesn't support bf16/gpu.")
+    score, why = similarity(fp16, bf16)
+    assert score < 0.2 and any("dtype.mentioned CONFLICTS" in w for w in why)
+
+
+def test_device_facts():
+    a = signature_of_line("RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                          "devices, cuda:0 and cpu! (when checking argument for argument index in method "
+                          "wrapper_CUDA__index_select)")
+    b = signature_of_line("RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                          "devices, cpu and cuda:0! (when checking argument for argument mat2 in method "
+                          "wrapper_CUDA_bmm)")
+    assert a.facts["device.op"] == "index_select" and b.facts["device.op"] == "bmm"
+    assert a.facts["device.pair"] == b.facts["device.pair"] == "cpu+cuda"
+    assert a.facts["device.order"] == "cuda_first" and b.facts["device.order"] == "cpu_first"
+    assert similarity(a, b)[0] < 0.35
+    trimmed = signature_of_line("RuntimeError: Expected all tensors to be on the same device, but found at least "
+                                "two devices, ...")
+    assert similarity(b, trimmed)[0] > 0.7          # a postmortem's trimmed line carries no op: no conflict
+
+
+def test_cuda_facts():
+    a = signature_of_line("/x/Indexing.cu:1292: indexSelectLargeIndex: block: [152,0,0], thread: [95,0,0] "
+                          "Assertion `srcIndex < srcSelectDimSize` failed.")
+    b = signature_of_line("Assertion `srcIndex < srcSelectDimSize` failed.")
+    c = signature_of_line("/x/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [3,0,0] "
+                          "Assertion `t >= 0 && t < n_classes` failed.")
+    assert a.facts["cuda_assert.kernel"] == "indexSelectLargeIndex"
+    assert b.facts["cuda_assert.condition"] == "srcIndex < srcSelectDimSize"
+    assert similarity(a, b)[0] > 0.6
+    assert similarity(a, c)[0] < 0.3
+    d = signature_of_line("CUDA runtime error (59) : device-side assert triggered")
+    e = signature_of_line("RuntimeError: CUDA error: device-side assert triggered")
+    assert d.facts["cuda.error"] == e.facts["cuda.error"] == "device-side assert triggered"
+    f = signature_of_line("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`")
+    assert f.facts["cuda.status"] == "CUBLAS_STATUS_NOT_INITIALIZED"
+
+
+@pytest.mark.parametrize(
+    "line,kind",
+    [
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB", "cuda"),
+        ("RuntimeError: CUDA out of memory. Tried to allocate 1.2 GiB", "cuda"),
+        ("RuntimeError: [enforce fail at alloc_cpu.cpp:83] err == 0. DefaultCPUAllocator: can't allocate memory: "
+         "you tried to allocate 123 bytes.", "cpu"),
+        ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 1) of "
+         "binary: /usr/bin/python", "host_killed"),
+        ("traceback : Signal 9 (SIGKILL) received by PID 77", "host_killed"),
+    ],
+)
+def test_oom_kind(line, kind):
+    assert signature_of_line(line).facts["oom.kind"] == kind
+
+
+def test_nccl_and_exit_facts():
+    w = signature_of_line("[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: "
+                          "WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+                          "600888 milliseconds before timing out.")
+    assert w.facts["nccl.op"] == "allreduce" and w.facts["nccl.timeout_ms"] == "600000"
+    assert w.facts["nccl.error"] == "timeout"
+    s = make_signature("torch.distributed.DistBackendError",
+                       "NCCL error in: /p/NCCLUtils.hpp:268, unhandled system error (run with NCCL_DEBUG=INFO for "
+                       "details), NCCL version 2.21.5\nncclSystemError: System call failed.\nLast error:\n"
+                       "Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)")
+    assert s.facts["nccl.error"] == "ncclSystemError" and s.facts["nccl.resource"] == "shm"
+    assert similarity(w, s)[0] < 0.3
+    e = signature_of_line("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0")
+    assert e.facts["exitcode"] == "1" and "signal" not in e.facts
+
+
+def test_name_facts():
+    assert signature_of_line("KeyError: 'qwen2'").facts["key.value"] == "qwen2"
+    assert signature_of_line("ModuleNotFoundError: No module named 'flash_attn'").facts["import.module"] == "flash_attn"
+    imp = signature_of_line("ImportError: /x/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+                            "_ZN2at4_ops15sum_IntList_out4callERKNS_6TensorE")
+    assert imp.facts["import.undefined_symbol"] == "torch" and "<symbol>" in imp.template
+    assert signature_of_line("RuntimeError: FlashAttention only supports Ampere GPUs or newer.").facts[
+        "hw.requirement"] == "ampere"
+
+
+def test_steps_explain_rules():
+    sig = signature_of_line("[rank3]: RuntimeError: x at 0x7ffe12 on rank 3 took 12.5 s, see https://a.b/c")
+    joined = " | ".join(sig.steps)
+    for word in ("hex addresses", "ranks", "numbers", "URLs"):
+        assert word in joined
+
+
+def test_similarity_type_and_text():
+    a = signature_of_line("ValueError: Attempting to unscale FP16 gradients.")
+    b = make_signature(None, "Attempting to unscale FP16 gradients")       # quoted in prose, no type
+    c = signature_of_line("TypeError: Attempting to unscale FP16 gradients.")
+    s_ab, why = similarity(a, b)
+    assert s_ab > 0.8 and any("generic" in w for w in why)
+    assert similarity(a, c)[0] < s_ab
+    assert similarity(a, a)[0] == pytest.approx(1.0, abs=0.01)
+    unrelated = signature_of_line("KeyError: 'qwen2'")
+    assert similarity(a, unrelated)[0] < 0.2
+
+
+def test_every_fact_is_documented():
+    lines = [SM.format(p="lm_head.weight", ck="9, 8", cur="5, 8"), "invalid load key, 'v'.",
+             "RuntimeError: expected scalar type Half but found Float",
+             "x.cu:1: k: block: [0,0,0], thread: [0,0,0] Assertion `a` failed.",
+             "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `x`",
+             "found at least two devices, cpu and cuda:0! (when checking argument for argument index in method f)",
+             "CUDA out of memory. 2.00 GiB is reserved by PyTorch but unallocated",
+             "Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=5)",
+             "failed (exitcode: -9)", "ncclSystemError: shared memory segment",
+             "ImportError: cannot import name 'x' from 'y'", "KeyError: 'a'", "has no attribute 'b'",
+             "Error while deserializing header: HeaderTooLarge", "needs Ampere"]
+    for line in lines:
+        for name in signature_of_line(line).facts:
+            assert name in FACTS, name
+
+
+def test_frames_helpers():
+    assert locate_file("/venv/lib/python3.10/site-packages/torch/nn/modules/module.py") == (
+        "torch.nn.modules.module", "torch")
+    assert locate_file(r"C:\env\Lib\site-packages\peft\tuners\__init__.py") == ("peft.tuners", "peft")
+    assert locate_file("/usr/lib/python3.11/json/decoder.py") == ("json.decoder", "stdlib")
+    assert locate_file("/workspace/flash-attention/flash_attn/flash_attn_interface.py") == (
+        "flash_attn.flash_attn_interface", "flash_attn")
+    assert locate_file("/home/me/proj/train.py") == ("train", None)
+    assert locate_file("<stdin>") == (None, None)
+    frames = [Frame(file="/a/train.py", module="train", function="main"),
+              Frame(file="x", module="torch.nn.modules.module", function="_call_impl", library="torch"),
+              Frame(file="x", module="torch.nn.modules.module", function="_call_impl", library="torch"),
+              Frame(file="x", module="peft.peft_model", function="forward", library="peft")]
+    assert reduce_frames(frames) == ["peft.peft_model:forward", "torch.nn.modules.module:_call_impl", "train:main"]
+    assert reduce_frames(frames, libraries_only=True) == ["peft.peft_model:forward",
+                                                          "torch.nn.modules.module:_call_impl"]
