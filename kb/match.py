@@ -21,11 +21,10 @@ import numpy as np
 
 from kb.index.hybrid import KnowledgeBase
 from kb.models import Document
-from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import parse_report
-from kb.traceback.signature import Signature, signature_of_event, signature_of_line, similarity
+from kb.traceback.signature import Signature, hard_conflicts, signature_of_event, signature_of_line, similarity
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
 ROLE_WEIGHT = {"primary": 1.0, "cause": 0.95, "secondary": 0.8, "wrapper": 0.45, "cleanup": 0.3}
@@ -39,7 +38,11 @@ GENERIC_FACTS = {
     "oom.kind": None,                          # many things run out of memory
     "signal": None,
     "exitcode": None,
+    "device.pair": None,                       # a tensor on the wrong device: which one is the whole question
 }
+CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
+TIE_SIG, TIE_MARGIN = 0.03, 0.04   # two entries this close on the error, and this close overall, are a tie
+QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
 
 SIG_ACCEPT = 0.72        # a signature this close explains the report's error
 SIG_RELATED = 0.45       # below this an entry is not about the report's error at all
@@ -72,6 +75,9 @@ class Candidate:
     dense: float = 0.0
     frames: float = 0.0
     corroboration: float = 0.0
+    sig_raw: float = 0.0                             # the best pair's similarity before the event's weight
+    sig_role: str = ""                               # role of the report event in the best pair
+    sig_printed: bool = False                        # that event was printed, not inferred from prose or a frame
     sig_pair: tuple[str, str] | None = None          # (report line, entry line) that matched best
     sig_why: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
@@ -125,22 +131,18 @@ def _query_events(report: Report) -> list[QueryEvent]:
     return out
 
 
-def _hard_conflicts(a: Signature, b: Signature) -> list[str]:
-    out = []
-    for name in sorted(set(a.facts) & set(b.facts)):
-        spec = FACTS.get(name)
-        if spec and spec.hard and not set(a.facts[name].split("|")) & set(b.facts[name].split("|")):
-            out.append(f"{name}: report has {a.facts[name]}, entry has {b.facts[name]}")
-    return out
+def _generic_fact(name: str, value: str) -> bool:
+    return name in GENERIC_FACTS and (GENERIC_FACTS[name] is None or value in GENERIC_FACTS[name])
 
 
-def _is_generic(sig: Signature) -> bool:
-    """True when the signature's only discriminating content is a symptom shared by many root causes."""
-    for name, values in GENERIC_FACTS.items():
-        v = sig.facts.get(name)
-        if v is not None and (values is None or v in values):
-            return True
-    return False
+def _is_generic(q: Signature, d: Signature) -> bool:
+    """True when the report's error is a symptom shared by many root causes and the entry's line agrees with it on
+    nothing more specific (e.g. both say "tensors on two devices", but only the report names the op)."""
+    if not any(_generic_fact(n, v) for n, v in q.facts.items()):
+        return False
+    specific = [n for n in set(q.facts) & set(d.facts)
+                if not _generic_fact(n, q.facts[n]) and set(q.facts[n].split("|")) & set(d.facts[n].split("|"))]
+    return not specific
 
 
 def _dense_norm(cos: float) -> float:
@@ -192,11 +194,12 @@ class Matcher:
                     sim, why = similarity(qe.sig, dsig)
                     weighted = sim * qe.weight
                     if weighted > c.signature:
-                        c.signature = weighted
+                        c.signature, c.sig_raw, c.sig_role = weighted, sim, qe.event.role
+                        c.sig_printed = not qe.event.inferred
                         c.sig_pair = (qe.text, line)
                         c.sig_why = why
-                        c.conflicts = _hard_conflicts(qe.sig, dsig)
-                        c.generic = _is_generic(qe.sig) and _is_generic(dsig) or _is_generic(qe.sig)
+                        c.conflicts = hard_conflicts(qe.sig, dsig)
+                        c.generic = _is_generic(qe.sig, dsig)
             if qframes and prof.frames:
                 c.frames = len(qframes & prof.frames) / len(qframes)
             c.corroboration = 0.5 * rest_bm25.get(doc_id, 0.0) + 0.5 * _dense_norm(rest_dense.get(doc_id, 0.0))
@@ -209,18 +212,27 @@ class Matcher:
     def _decide(self, report: Report, qevents: list[QueryEvent], cands: list[Candidate]) -> tuple[str, float, str]:
         if not cands:
             return "no_match", 1.0, "the knowledge base is empty"
-        printed = [qe for qe in qevents if not qe.event.inferred]
+        printed = any(not qe.event.inferred for qe in qevents)
+        # The primary's best raw similarity anywhere: when the primary has no counterpart in the KB, a secondary
+        # error of the report may carry the match instead.
+        primary_known = max((c.sig_raw for c in cands if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
+        for c in cands:
+            c.reason = self._reject_reason(c, primary_known)
         best = cands[0]
         second = cands[1] if len(cands) > 1 else None
         margin = best.score - (second.score if second else 0.0)
-        for c in cands:
-            c.reason = self._reject_reason(c, printed)
-        if printed:
+        anchored = printed or best.sig_raw >= QUOTE_SIM
+        if anchored:
             if best.reason:
-                top_reason = best.reason
-                conf = 0.5 + 0.4 * (1 - best.signature)
-                return "no_match", round(min(0.97, conf), 3), top_reason
-            conf = _sigmoid(8 * (best.signature - 0.6) + 4 * margin + 1.5 * _dense_norm(best.dense))
+                conf = 0.5 + 0.4 * (1 - best.sig_raw)
+                return "no_match", round(min(0.97, conf), 3), best.reason
+            rival = next((c for c in cands[1:] if not c.reason), None)
+            if rival and abs(rival.sig_raw - best.sig_raw) < TIE_SIG and best.score - rival.score < TIE_MARGIN:
+                # Both entries explain the error equally well and nothing else in the report separates them.
+                for c in (best, rival):
+                    c.reason = "another entry matches the report's error equally well; the report lacks the detail that tells them apart"
+                return "no_match", 0.55, f"the report's error fits both {best.doc_id} and {rival.doc_id}; it lacks the detail that tells them apart"
+            conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * _dense_norm(best.dense))
             return "match", round(conf, 3), f"the report's error matches {best.doc_id}"
         # No printed error line: retrieval alone must be decisive, and both retrievers must agree.
         by_dense = max(cands, key=lambda c: c.dense)
@@ -228,18 +240,21 @@ class Matcher:
         dense_second = sorted((c.dense for c in cands), reverse=True)[1] if len(cands) > 1 else 0.0
         if (by_dense.doc_id == by_bm25.doc_id == best.doc_id and best.dense >= 0.86
                 and best.dense - dense_second >= 0.02 and best.signature >= 0.3):
+            best.reason = ""
             conf = _sigmoid(20 * (best.dense - 0.86) + 4 * margin)
             return "match", round(min(conf, 0.75), 3), "no error line in the report; its description matches"
-        best.reason = best.reason or "no error line in the report, and its text does not single out this entry"
+        best.reason = "no error line in the report, and its text does not single out this entry"
         return "no_match", 0.6, "the report shows no error line, and no entry is clearly described by its text"
 
     @staticmethod
-    def _reject_reason(c: Candidate, printed: list[QueryEvent]) -> str:
+    def _reject_reason(c: Candidate, primary_known: bool) -> str:
         if c.conflicts:
             return "same kind of error, but a detail that tells the causes apart differs (" + "; ".join(c.conflicts) + ")"
-        if printed and c.signature < SIG_ACCEPT:
+        if c.sig_raw < SIG_ACCEPT:
             return "the report's error is not one this entry describes"
-        if c.generic and c.corroboration < 0.45:
+        if c.sig_role in ("wrapper", "cleanup") or (c.sig_role == "secondary" and primary_known):
+            return "the entry matches a secondary message of the report, not its main error"
+        if c.generic and c.corroboration < CORROBORATE:
             return ("this error has several known causes, and nothing else in the report points to this one "
                     f"(corroboration {c.corroboration:.2f})")
         return ""

@@ -288,6 +288,17 @@ def _excused(name: str, a: Signature, b: Signature) -> str | None:
     return None
 
 
+def hard_conflicts(a: Signature, b: Signature) -> list[str]:
+    """The hard facts both signatures carry and disagree on (the messages describe different mechanisms)."""
+    out = []
+    for name in sorted(set(a.facts) & set(b.facts)):
+        spec = FACTS.get(name)
+        if (spec and spec.hard and not _excused(name, a, b) and not _agree(a.facts[name], b.facts[name])
+                and not _near(name, a.facts[name], b.facts[name])):
+            out.append(f"{name}: report has {a.facts[name]}, entry has {b.facts[name]}")
+    return out
+
+
 def similarity(a: Signature, b: Signature) -> tuple[float, list[str]]:
     """How alike two signatures are, 0..1, with the reasons.
 
