@@ -17,9 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from kb.index.hybrid import KnowledgeBase
+from kb.index.hybrid import KnowledgeBase, dense_norm
 from kb.models import Document
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
@@ -46,7 +44,6 @@ QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a ve
 
 SIG_ACCEPT = 0.72        # a signature this close explains the report's error
 SIG_RELATED = 0.45       # below this an entry is not about the report's error at all
-DENSE_FLOOR, DENSE_CEIL = 0.78, 0.92   # e5 cosines live in a narrow band; map it onto 0..1
 
 
 @dataclass
@@ -145,36 +142,17 @@ def _is_generic(q: Signature, d: Signature) -> bool:
     return not specific
 
 
-def _dense_norm(cos: float) -> float:
-    return min(1.0, max(0.0, (cos - DENSE_FLOOR) / (DENSE_CEIL - DENSE_FLOOR)))
-
-
 class Matcher:
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
         self.profiles = {doc_id: profile(doc) for doc_id, doc in kb.documents().items()}
-        self._row_doc = np.array(kb.row_doc)
-
-    # -- retrieval signals ------------------------------------------------------------------------------------
-    def _doc_max(self, row_scores: np.ndarray) -> dict[str, float]:
-        best: dict[str, float] = {}
-        if len(row_scores) == 0:
-            return best
-        order = np.argsort(-row_scores)
-        for row in order:
-            d = self._row_doc[row]
-            if d not in best:
-                best[d] = float(row_scores[row])
-        return best
 
     def _retrieval(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
-        from kb.index.tokenize import tokenize
-
-        bm25 = self._doc_max(self.kb.sparse.scores(tokenize(text)))
-        top = max(bm25.values(), default=0.0)
-        bm25_rel = {d: (s / top if top > 0 else 0.0) for d, s in bm25.items()}
-        dense = self._doc_max(self.kb.vectors_cosine(self.kb.embed_query(text[:4000])))
-        return bm25_rel, dense
+        """Per entry: BM25 of its best chunk relative to the best entry, and cosine of its best chunk."""
+        bm25, dense = self.kb.doc_scores(text)
+        top = max((s for _, s in bm25.values()), default=0.0)
+        return ({d: (s / top if top > 0 else 0.0) for d, (_, s) in bm25.items()},
+                {d: s for d, (_, s) in dense.items()})
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str) -> Decision:
@@ -202,8 +180,8 @@ class Matcher:
                         c.generic = _is_generic(qe.sig, dsig)
             if qframes and prof.frames:
                 c.frames = len(qframes & prof.frames) / len(qframes)
-            c.corroboration = 0.5 * rest_bm25.get(doc_id, 0.0) + 0.5 * _dense_norm(rest_dense.get(doc_id, 0.0))
-            c.score = 0.55 * c.signature + 0.2 * _dense_norm(c.dense) + 0.15 * c.bm25 + 0.1 * c.frames
+            c.corroboration = 0.5 * rest_bm25.get(doc_id, 0.0) + 0.5 * dense_norm(rest_dense.get(doc_id, 0.0))
+            c.score = 0.55 * c.signature + 0.2 * dense_norm(c.dense) + 0.15 * c.bm25 + 0.1 * c.frames
             cands.append(c)
         cands.sort(key=lambda c: -c.score)
         verdict, confidence, reason = self._decide(report, qevents, cands)
@@ -232,7 +210,7 @@ class Matcher:
                 for c in (best, rival):
                     c.reason = "another entry matches the report's error equally well; the report lacks the detail that tells them apart"
                 return "no_match", 0.55, f"the report's error fits both {best.doc_id} and {rival.doc_id}; it lacks the detail that tells them apart"
-            conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * _dense_norm(best.dense))
+            conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * dense_norm(best.dense))
             return "match", round(conf, 3), f"the report's error matches {best.doc_id}"
         # No printed error line: retrieval alone must be decisive, and both retrievers must agree.
         by_dense = max(cands, key=lambda c: c.dense)

@@ -12,8 +12,13 @@ from kb.index.dense import DenseIndex
 from kb.index.sparse import SparseIndex
 from kb.models import Document
 
-# Reciprocal-rank fusion constant: the usual 60 keeps one retriever's top hit from drowning the other's list.
-RRF_K = 60
+# e5 cosines of related and unrelated texts live in a narrow band; this maps the band onto 0..1 so that a dense
+# score can be added to a BM25 score normalised by the best hit (a convex sum needs both sides on one scale).
+DENSE_FLOOR, DENSE_CEIL = 0.78, 0.92
+
+
+def dense_norm(cos: float) -> float:
+    return min(1.0, max(0.0, (cos - DENSE_FLOOR) / (DENSE_CEIL - DENSE_FLOOR)))
 
 
 @dataclass
@@ -23,7 +28,7 @@ class SearchResult:
     source: str
     section: str
     text: str
-    score: float       # fused (RRF) score
+    score: float       # fused score: mean of normalised BM25 and normalised dense
     dense: float       # cosine, 0 when the chunk was not in the dense candidates
     bm25: float
 
@@ -66,27 +71,35 @@ class KnowledgeBase:
     def bm25_search(self, tokens: list[str], k: int) -> list[tuple[int, float]]:
         return self.sparse.search(tokens, k)
 
-    def search(self, text: str, top: int = 5, depth: int = 50) -> list[SearchResult]:
-        """Hybrid search: RRF over the dense and BM25 rankings of chunks."""
+    def doc_scores(self, text: str, depth: int = 256) -> tuple[dict[str, tuple[int, float]], dict[str, tuple[int, float]]]:
+        """Per document, its best chunk (row, score) among the top `depth` chunks of BM25 and of dense retrieval."""
         from kb.index.tokenize import tokenize
 
-        dense_hits = self.dense_search(text, depth)
-        bm25_hits = self.bm25_search(tokenize(text), depth)
-        fused: dict[int, float] = {}
-        for hits in (dense_hits, bm25_hits):
-            for rank, (row, _) in enumerate(hits):
-                fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank + 1)
-        dense_of = dict(dense_hits)
-        bm25_of = dict(bm25_hits)
-        best = sorted(fused, key=lambda r: -fused[r])[:top]
+        def best_per_doc(hits: list[tuple[int, float]]) -> dict[str, tuple[int, float]]:
+            best: dict[str, tuple[int, float]] = {}
+            for row, score in hits:
+                best.setdefault(self.row_doc[row], (row, score))
+            return best
+
+        bm25 = best_per_doc(self.sparse.search(tokenize(text), depth))
+        dense = best_per_doc(self.dense_search(text[:4000], depth))
+        return bm25, dense
+
+    def search(self, text: str, top: int = 5) -> list[SearchResult]:
+        """Hybrid search: one result per document (its best chunk), by normalised BM25 + dense."""
+        bm25, dense = self.doc_scores(text)
+        top_bm25 = max((s for _, s in bm25.values()), default=0.0) or 1.0
+        fused = {d: 0.5 * bm25.get(d, (0, 0.0))[1] / top_bm25 + 0.5 * dense_norm(dense.get(d, (0, 0.0))[1])
+                 for d in {*bm25, *dense}}
         docs = self.documents()
         out = []
-        for sc in self.store.chunks(best):
-            c = sc.chunk
-            out.append(SearchResult(
-                doc_id=c.doc_id, chunk_id=c.chunk_id, source=docs[c.doc_id].source, section=c.section, text=c.text,
-                score=fused[sc.row], dense=dense_of.get(sc.row, 0.0), bm25=bm25_of.get(sc.row, 0.0),
-            ))
+        for doc_id in sorted(fused, key=lambda d: -fused[d])[:top]:
+            b_row, b_score = bm25.get(doc_id, (None, 0.0))
+            d_row, d_score = dense.get(doc_id, (b_row, 0.0))
+            row = b_row if b_row is not None and b_score / top_bm25 >= dense_norm(d_score) else d_row
+            c = self.store.chunks([row])[0].chunk
+            out.append(SearchResult(doc_id=doc_id, chunk_id=c.chunk_id, source=docs[doc_id].source, section=c.section,
+                                    text=c.text, score=round(fused[doc_id], 4), dense=d_score, bm25=b_score))
         return out
 
     def close(self) -> None:
