@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -35,6 +36,10 @@ def guarded(fn):
             _fail(exc.user_message, 1)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
+        except BrokenPipeError:
+            # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except Exception as exc:  # noqa: BLE001 - the edge of the program
             if _debug:
                 raise

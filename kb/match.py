@@ -168,6 +168,9 @@ class Matcher:
         for doc_id, prof in self.profiles.items():
             c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0), dense=dense.get(doc_id, 0.0))
             for qe in qevents:
+                # A conflict with any line of the entry counts: a bare header line of the entry ("Error(s) in
+                # loading state_dict") must not carry a match that its detailed line contradicts.
+                conflicts = sorted({x for _, dsig in prof.sigs for x in hard_conflicts(qe.sig, dsig)})
                 for line, dsig in prof.sigs:
                     sim, why = similarity(qe.sig, dsig)
                     weighted = sim * qe.weight
@@ -176,7 +179,7 @@ class Matcher:
                         c.sig_printed = not qe.event.inferred
                         c.sig_pair = (qe.text, line)
                         c.sig_why = why
-                        c.conflicts = hard_conflicts(qe.sig, dsig)
+                        c.conflicts = conflicts
                         c.generic = _is_generic(qe.sig, dsig)
             if qframes and prof.frames:
                 c.frames = len(qframes & prof.frames) / len(qframes)

