@@ -37,6 +37,7 @@ GENERIC_FACTS = {
     "signal": None,
     "exitcode": None,
     "device.pair": None,                       # a tensor on the wrong device: which one is the whole question
+    "cuda_assert.kernel": None,                # the kernel of an index assert names the op, not the cause
 }
 CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
 TIE_SIG, TIE_MARGIN = 0.03, 0.04   # two entries this close on the error, and this close overall, are a tie
@@ -146,6 +147,18 @@ class Matcher:
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
         self.profiles = {doc_id: profile(doc) for doc_id, doc in kb.documents().items()}
+        self.doc_tokens = kb.store.doc_tokens()
+        self.idf = kb.sparse.idf()
+
+    def coverage(self, tokens: list[str], doc_id: str) -> float:
+        """IDF-weighted share of the (known) tokens that the entry also uses: e.g. how many of the functions a
+        traceback passes through (rare ones weigh more) this entry talks about."""
+        known = {t for t in tokens if t in self.idf}
+        total = sum(self.idf[t] for t in known)
+        if total <= 0:
+            return 0.0
+        vocab = self.doc_tokens.get(doc_id, set())
+        return sum(self.idf[t] for t in known if t in vocab) / total
 
     def _retrieval(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
         """Per entry: BM25 of its best chunk relative to the best entry, and cosine of its best chunk."""
@@ -156,6 +169,8 @@ class Matcher:
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str) -> Decision:
+        from kb.index.tokenize import tokenize
+
         report = parse_report(text)
         qevents = _query_events(report)
         query_text = _retrieval_text(report, text)
@@ -163,6 +178,8 @@ class Matcher:
         rest_text = report.prose.strip()
         rest_bm25, rest_dense = self._retrieval(rest_text) if len(rest_text) >= 20 else ({}, {})
         qframes = {k for qe in qevents for k in qe.sig.frames}
+        # Library frames say where it failed: their function names are evidence beyond the message.
+        frame_tokens = tokenize(" ".join(k.split(":")[-1] for k in qframes))
 
         cands: list[Candidate] = []
         for doc_id, prof in self.profiles.items():
@@ -183,7 +200,8 @@ class Matcher:
                         c.generic = _is_generic(qe.sig, dsig)
             if qframes and prof.frames:
                 c.frames = len(qframes & prof.frames) / len(qframes)
-            c.corroboration = 0.5 * rest_bm25.get(doc_id, 0.0) + 0.5 * dense_norm(rest_dense.get(doc_id, 0.0))
+            c.corroboration = max(0.5 * rest_bm25.get(doc_id, 0.0) + 0.5 * dense_norm(rest_dense.get(doc_id, 0.0)),
+                                  self.coverage(frame_tokens, doc_id))
             c.score = 0.55 * c.signature + 0.2 * dense_norm(c.dense) + 0.15 * c.bm25 + 0.1 * c.frames
             cands.append(c)
         cands.sort(key=lambda c: -c.score)
@@ -200,6 +218,12 @@ class Matcher:
         for c in cands:
             c.reason = self._reject_reason(c, primary_known)
         best = cands[0]
+        if best.generic and not best.reason:
+            # The error itself cannot tell these entries apart; what the rest of the report says can.
+            generic_ok = sorted((c for c in cands if c.generic and not c.reason), key=lambda c: -c.corroboration)
+            cands.remove(generic_ok[0])
+            cands.insert(0, generic_ok[0])
+            best = cands[0]
         second = cands[1] if len(cands) > 1 else None
         margin = best.score - (second.score if second else 0.0)
         anchored = printed or best.sig_raw >= QUOTE_SIM

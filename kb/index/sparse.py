@@ -26,6 +26,15 @@ class SparseIndex:
         self.retriever = bm25s.BM25.load(str(gen / INDEX_DIR), show_progress=False)
         self.vocab = self.retriever.vocab_dict
 
+    def idf(self) -> dict[str, float]:
+        """Inverse document frequency (over chunks) of every indexed token, BM25's own formula."""
+        indptr = np.asarray(self.retriever.scores["indptr"])
+        n = self.retriever.scores["num_docs"]
+        df = np.diff(indptr)
+        # bm25s keeps an empty token in its vocabulary without a column of its own.
+        return {tok: float(np.log(1 + (n - df[col] + 0.5) / (df[col] + 0.5)))
+                for tok, col in self.vocab.items() if tok and col < len(df)}
+
     def scores(self, tokens: list[str]) -> np.ndarray:
         """BM25 score of every chunk row for the query tokens (unknown tokens ignored)."""
         known = [t for t in tokens if t in self.vocab]

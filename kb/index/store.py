@@ -186,6 +186,13 @@ class KBStore:
         """doc_id for every chunk row, in row order (maps retrieval rows to documents without SQL per hit)."""
         return [d for (d,) in self.conn.execute("SELECT doc_id FROM chunks ORDER BY row")]
 
+    def doc_tokens(self) -> dict[str, set[str]]:
+        """Every BM25 token of each document (its vocabulary), for coverage measures."""
+        out: dict[str, set[str]] = {}
+        for doc_id, tokens in self.conn.execute("SELECT doc_id, tokens FROM chunks"):
+            out.setdefault(doc_id, set()).update(tokens.split(" ") if tokens else ())
+        return out
+
     def vectors(self) -> np.ndarray:
         return np.load(self.gen / VECTORS, mmap_mode="r")
 

@@ -1,0 +1,50 @@
+"""Every bundled example gives the answer examples/README.md says it gives, with the bundled starter KB."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ingest.starter import ensure_starter_kb
+from kb.diagnose import Diagnoser
+from kb.index.hybrid import KnowledgeBase
+
+pytestmark = pytest.mark.slow
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ROW = re.compile(r"^\|\s*`(?P<file>[^`]+)`\s*\|\s*`(?P<expected>[^`]+)`\s*\|")
+
+
+def expectations() -> list[tuple[str, str]]:
+    rows = [m.group("file", "expected") for line in (EXAMPLES / "README.md").read_text().splitlines()
+            if (m := ROW.match(line))]
+    assert len(rows) >= 8
+    return rows
+
+
+@pytest.fixture(scope="module")
+def diagnoser(cache_dir):
+    from kb.config import Settings
+
+    settings = Settings(cache_dir=cache_dir)
+    kb = KnowledgeBase.open(ensure_starter_kb(settings), settings)
+    yield Diagnoser(kb)
+    kb.close()
+
+
+@pytest.mark.parametrize("name,expected", expectations(), ids=[f for f, _ in expectations()])
+def test_example_diagnoses_as_documented(diagnoser, name, expected):
+    diag = diagnoser.diagnose((EXAMPLES / name).read_text(encoding="utf-8"), name=name)
+    if expected == "no_match":
+        assert diag.verdict == "no_match", diag.matches[0].entry_id if diag.matches else ""
+    else:
+        assert diag.verdict == "match", diag.reason
+        assert diag.matches[0].entry_id == expected
+
+
+def test_starter_kb_has_both_languages_and_enough_entries(diagnoser):
+    docs = diagnoser.kb.documents().values()
+    assert len(docs) >= 40
+    langs = [lang for d in docs for lang in d.langs]
+    assert langs.count("zh") >= len(docs) / 3 and "en" in langs
