@@ -120,3 +120,16 @@ def test_kb_from_another_schema_says_how_to_rebuild(corpus, tmp_path, settings):
     (gen / store.MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(IndexIncompatible, match="triage ingest"):
         store.open_store(kb_dir)
+
+
+def test_english_query_finds_the_chinese_zero3_seed(shared_dir, tmp_path, settings):
+    kb_dir = tmp_path / "kb"
+    report = ingest([shared_dir / "seeds"], kb_dir, settings)
+    assert report.documents == 4 and not report.skipped
+    kb = KnowledgeBase.open(kb_dir, settings)
+    hits = kb.search("shape mismatch when loading weights under ZeRO-3", top=4)
+    assert hits[0].source == "000_afec80fa3734705a.txt"
+    # Page noise never reaches the index: the seeds end in blurbs of unrelated "recommended" projects.
+    texts = [sc.chunk.text for d in kb.documents() for sc in kb.store.chunks_of(d)]
+    assert not any("Kimi" in t or "GLM-4.7" in t for t in texts)
+    kb.close()
