@@ -220,7 +220,11 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top):
             click.echo(diag.model_dump_json())
         else:
             print_diagnosis(diag)
-    sys.exit(status)
+    # Nothing is left to write (the KB is opened read-only), and the OpenMP threads of FAISS and the query encoder
+    # spin for seconds at interpreter teardown: end the process as soon as the output is out.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 @main.command("eval")
