@@ -75,7 +75,6 @@ class Candidate:
     corroboration: float = 0.0
     sig_raw: float = 0.0                             # the best pair's similarity before the event's weight
     sig_role: str = ""                               # role of the report event in the best pair
-    sig_printed: bool = False                        # that event was printed, not inferred from prose or a frame
     sig_pair: tuple[str, str] | None = None          # (report line, entry line) that matched best
     sig_why: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
@@ -193,7 +192,6 @@ class Matcher:
                     weighted = sim * qe.weight
                     if weighted > c.signature:
                         c.signature, c.sig_raw, c.sig_role = weighted, sim, qe.event.role
-                        c.sig_printed = not qe.event.inferred
                         c.sig_pair = (qe.text, line)
                         c.sig_why = why
                         c.conflicts = conflicts

@@ -68,9 +68,6 @@ class KnowledgeBase:
     def dense_search(self, text: str, k: int) -> list[tuple[int, float]]:
         return self.dense.search(self.embed_query(text), k)
 
-    def bm25_search(self, tokens: list[str], k: int) -> list[tuple[int, float]]:
-        return self.sparse.search(tokens, k)
-
     def doc_scores(self, text: str, depth: int = 256) -> tuple[dict[str, tuple[int, float]], dict[str, tuple[int, float]]]:
         """Per document, its best chunk (row, score) among the top `depth` chunks of BM25 and of dense retrieval."""
         from kb.index.tokenize import tokenize
