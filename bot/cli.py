@@ -85,7 +85,11 @@ def main(ctx: click.Context, debug: bool) -> None:
     global _debug
     _debug = debug
     ctx.ensure_object(dict)
-    ctx.obj["settings"] = Settings()
+    settings = Settings()
+    ctx.obj["settings"] = settings
+    from kb.index.tokenize import set_jieba_cache_dir
+
+    set_jieba_cache_dir(settings.cache_dir / "jieba")
 
 
 @main.command()

