@@ -176,7 +176,7 @@ def export(ctx, kb_dir):
 
 def _read_report(arg: str, max_bytes: int) -> tuple[str, str | None]:
     """(text, problem): the report's text, or a one-line reason it cannot be read."""
-    from kb.report_input import decode_report  # noqa: E402
+    from kb.report_input import decode_report
 
     if arg == "-":
         data = sys.stdin.buffer.read()

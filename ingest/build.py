@@ -131,7 +131,7 @@ def ingest(
     kb_dir = Path(kb_dir)
     with _locked(kb_dir):
         prev = _open_previous(kb_dir, settings.model, report)
-        prev_by_source = prev.doc_hashes() if prev else {}
+        prev_by_source = prev.doc_index() if prev else {}
         same_model = bool(prev) and prev.manifest.get("model") == settings.model
         prev_vectors = prev.vectors() if prev else np.zeros((0, 0), np.float32)
 
@@ -149,14 +149,27 @@ def ingest(
                 continue
             raws.append((source, str(path.resolve()), got))
 
-        todo = [(s, o, r) for s, o, r in raws if not (s in prev_by_source and prev_by_source[s][1] == r.content_hash and same_model)]
-        boilerplate = find_boilerplate([r.text for _, _, r in raws]) if todo else set()
+        def is_unchanged(source: str, raw: RawDocument) -> bool:
+            return same_model and source in prev_by_source and prev_by_source[source][1] == raw.content_hash
 
+        todo = [(s, o, r) for s, o, r in raws if not is_unchanged(s, r)]
+        report.unchanged = [s for s, _, r in raws if is_unchanged(s, r)]
+        read_now = {s for s, _, _ in raws}
+        # Documents from earlier runs that this run did not read stay, unless --prune and their file is gone.
+        report.removed = [s for s, (_, _, origin) in prev_by_source.items()
+                          if prune and s not in read_now and not Path(origin).exists()]
+        if prev and not todo and not report.removed:
+            # Nothing changed: keep the live generation as it is, without reading its chunks or vectors.
+            report.documents = len(prev_by_source)
+            report.chunks = prev.chunk_count()
+            report.seconds = time.perf_counter() - started
+            prev.close()
+            return report
+
+        boilerplate = find_boilerplate([r.text for _, _, r in raws]) if todo else set()
         rows: dict[str, _Row] = {}
-        for source, origin, raw in raws:
-            if source in prev_by_source and prev_by_source[source][1] == raw.content_hash:
-                report.unchanged.append(source)
-                rows[source] = _reuse(prev, prev_by_source[source][0], same_model, prev_vectors)
+        for source in report.unchanged:
+            rows[source] = _reuse(prev, prev_by_source[source][0], same_model, prev_vectors)
         for i, (source, origin, raw) in enumerate(todo):
             tick("extract", i + 1, len(todo))
             try:
@@ -167,22 +180,9 @@ def ingest(
             chunks = chunk_document(doc)
             (report.updated if source in prev_by_source else report.added).append(source)
             rows[source] = _Row(doc, origin, chunks, [tokenize(c.text) for c in chunks], [None] * len(chunks))
-        # Documents from earlier runs that this run did not see stay, unless --prune and their file is gone.
-        if prev:
-            for source, (doc_id, _) in prev_by_source.items():
-                if source in rows:
-                    continue
-                kept = _reuse(prev, doc_id, same_model, prev_vectors)
-                if prune and not Path(kept.origin).exists():
-                    report.removed.append(source)
-                    continue
-                rows[source] = kept
-            if not report.changed and same_model:
-                report.documents = len(rows)
-                report.chunks = sum(len(r.chunks) for r in rows.values())
-                report.seconds = time.perf_counter() - started
-                prev.close()
-                return report
+        for source, (doc_id, _, _) in prev_by_source.items():
+            if source not in rows and source not in report.removed:
+                rows[source] = _reuse(prev, doc_id, same_model, prev_vectors)
 
         _dedupe_doc_ids(rows)
         embedder = None

@@ -4,7 +4,6 @@ from __future__ import annotations
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
 from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
-from kb.traceback.signature import signature_of_event
 
 RELATED_MAX = 3
 
@@ -60,7 +59,8 @@ def _evidence(c: Candidate) -> list[str]:
 def _query_out(decision: Decision) -> QueryOut:
     report = decision.report
     prim = report.primary
-    sig = signature_of_event(prim) if prim else None
+    # The matcher already signed every event; reuse the primary's signature.
+    sig = next((qe.sig for qe in decision.query_events if qe.event.role == "primary"), None)
     return QueryOut(
         exception_type=prim.type if prim else None,
         message=prim.message if prim else "",

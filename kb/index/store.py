@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import time
 import uuid
@@ -107,8 +108,6 @@ def publish_generation(kb_dir: Path, gen: Path) -> None:
 
 def remove_stale_generations(kb_dir: Path, keep: Path | None) -> None:
     """Delete generation folders other than `keep` (leftovers of finished or killed builds)."""
-    import shutil
-
     for child in kb_dir.iterdir():
         if child.name.startswith("gen-") and child.is_dir() and (keep is None or child.name != keep.name):
             shutil.rmtree(child, ignore_errors=True)
@@ -153,10 +152,10 @@ class KBStore:
     def document(self, doc_id: str) -> Document | None:
         return self.documents().get(doc_id)
 
-    def doc_hashes(self) -> dict[str, tuple[str, str]]:
-        """source -> (doc_id, content_hash); what incremental ingest compares against."""
-        rows = self.conn.execute("SELECT source, doc_id, content_hash FROM documents").fetchall()
-        return {source: (doc_id, h) for source, doc_id, h in rows}
+    def doc_index(self) -> dict[str, tuple[str, str, str]]:
+        """source -> (doc_id, content_hash, origin path); what incremental ingest compares against."""
+        rows = self.conn.execute("SELECT source, doc_id, content_hash, origin FROM documents").fetchall()
+        return {source: (doc_id, h, origin) for source, doc_id, h, origin in rows}
 
     # -- chunks ----------------------------------------------------------------------------------------------
     def chunk_count(self) -> int:
