@@ -250,6 +250,12 @@ def eval_cmd(ctx, setdir, json_out):
                                        ensure_ascii=False, indent=2), encoding="utf-8")
 
 
+# Commands with modules of their own (bot/commands/*.py) register below. Those modules import heavy libraries
+# (fastapi, ray, slack-bolt) inside their functions, never at module level: the CLI's cold start depends on it.
+# --- registered commands ---
+# --- end of registered commands ---
+
+
 def diagnose_main() -> None:
     """Entry point of the `diagnose` script: the same as `triage diagnose`."""
     main(["diagnose", *sys.argv[1:]], prog_name="diagnose")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL = "multilingual-e5-small"
@@ -32,6 +32,23 @@ class Settings(BaseSettings):
     )
     max_file_bytes: int = Field(5_000_000, description="Files larger than this are skipped by ingest")
     max_report_bytes: int = Field(2_000_000, description="Reports are cut to this size before parsing")
+
+    # Service (`triage serve`)
+    max_request_bytes: int = Field(2_000_000, description="Larger HTTP request bodies are refused with 413")
+    # GitHub issue auto-commenter
+    github_webhook_secret: SecretStr | None = Field(None, description="Secret of the webhook (X-Hub-Signature-256)")
+    github_token: SecretStr | None = Field(None, description="Token the bot comments and labels with")
+    github_api_url: str = Field("https://api.github.com", description="GitHub API base (tests, GitHub Enterprise)")
+    github_label: str = Field("triage:known-issue", description="Label added to issues with a known cause")
+    github_comment_no_match: bool = Field(False, description="Also comment when no postmortem fits")
+    # Slack bot
+    slack_signing_secret: SecretStr | None = Field(None, description="Slack app signing secret")
+    slack_bot_token: SecretStr | None = Field(None, description="Slack bot token (xoxb-...)")
+    slack_app_token: SecretStr | None = Field(None, description="Slack app-level token for Socket Mode (xapp-...)")
+    slack_api_url: str = Field("https://slack.com/api/", description="Slack Web API base (tests point it elsewhere)")
+    slack_response_type: str = Field("in_channel", description="Slash command answers: in_channel or ephemeral")
+    # Repro-runner
+    ray_address: str | None = Field(None, description="Ray cluster for `repro run --backend ray` (default: local)")
 
     def default_kb_dir(self) -> Path:
         return user_data_dir() / "kb"
