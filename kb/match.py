@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from kb.feedback import FeedbackStore
 from kb.index.hybrid import KnowledgeBase, dense_norm
 from kb.models import Document
 from kb.traceback.frames import reduce_frames
@@ -42,6 +43,11 @@ GENERIC_FACTS = {
 CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
 TIE_SIG, TIE_MARGIN = 0.03, 0.04   # two entries this close on the error, and this close overall, are a tie
 QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
+
+# score = SIG·signature + DENSE·dense_norm + BM25·bm25 + FRAMES·frames
+SIG_WEIGHT, DENSE_WEIGHT, BM25_WEIGHT, FRAMES_WEIGHT = 0.55, 0.2, 0.15, 0.1
+SCORE_ALL_MAX = 5000     # a KB up to this many entries has every entry scored; a larger one, what retrieval finds
+RETRIEVE_DEPTH = 256     # chunks each retriever returns
 
 SIG_ACCEPT = 0.72        # a signature this close explains the report's error
 SIG_RELATED = 0.45       # below this an entry is not about the report's error at all
@@ -80,9 +86,13 @@ class Candidate:
     conflicts: list[str] = field(default_factory=list)
     generic: bool = False
     reason: str = ""
+    vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
+    measured: set[str] = field(default_factory=lambda: {"signature", "bm25", "frames"})
 
     def signals(self) -> dict[str, float]:
-        return {k: round(getattr(self, k), 4) for k in ("signature", "bm25", "dense", "frames", "corroboration")}
+        """The signals that were computed for this answer (dense only when the others did not settle it)."""
+        return {k: round(getattr(self, k), 4) for k in ("signature", "bm25", "dense", "frames", "corroboration")
+                if k in self.measured}
 
 
 @dataclass
@@ -143,11 +153,24 @@ def _is_generic(q: Signature, d: Signature) -> bool:
 
 
 class Matcher:
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None):
         self.kb = kb
-        self.profiles = {doc_id: profile(doc) for doc_id, doc in kb.documents().items()}
-        self.doc_tokens = kb.store.doc_tokens()
+        self.feedback = feedback
+        self.docs = kb.documents()
         self.idf = kb.sparse.idf()
+        self._profiles: dict[str, EntryProfile] = {}
+        self._doc_tokens: dict[str, set[str]] | None = None
+        # A small KB is scored whole (no entry can be missed by retrieval); a large one only where retrieval points.
+        self.score_all = len(self.docs) <= SCORE_ALL_MAX
+        if self.score_all:
+            for doc_id in self.docs:
+                self.profile(doc_id)
+
+    def profile(self, doc_id: str) -> EntryProfile:
+        prof = self._profiles.get(doc_id)
+        if prof is None:
+            prof = self._profiles[doc_id] = profile(self.docs[doc_id])
+        return prof
 
     def coverage(self, tokens: list[str], doc_id: str) -> float:
         """IDF-weighted share of the (known) tokens that the entry also uses: e.g. how many of the functions a
@@ -156,15 +179,23 @@ class Matcher:
         total = sum(self.idf[t] for t in known)
         if total <= 0:
             return 0.0
-        vocab = self.doc_tokens.get(doc_id, set())
+        if self._doc_tokens is None:
+            self._doc_tokens = self.kb.store.doc_tokens()
+        vocab = self._doc_tokens.get(doc_id, set())
         return sum(self.idf[t] for t in known if t in vocab) / total
 
-    def _retrieval(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
-        """Per entry: BM25 of its best chunk relative to the best entry, and cosine of its best chunk."""
-        bm25, dense = self.kb.doc_scores(text)
-        top = max((s for _, s in bm25.values()), default=0.0)
-        return ({d: (s / top if top > 0 else 0.0) for d, (_, s) in bm25.items()},
-                {d: s for d, (_, s) in dense.items()})
+    # -- retrieval: per entry, its best chunk ----------------------------------------------------------------
+    def _bm25(self, text: str) -> dict[str, float]:
+        """BM25 of each entry's best chunk, relative to the best entry."""
+        from kb.index.tokenize import tokenize
+
+        best = _best_per_doc(self.kb.sparse.search(tokenize(text), RETRIEVE_DEPTH), self.kb.row_doc)
+        top = max(best.values(), default=0.0)
+        return {d: (v / top if top > 0 else 0.0) for d, v in best.items()}
+
+    def _dense(self, text: str) -> dict[str, float]:
+        """Cosine of each entry's best chunk with the text (one query encoding: the expensive step)."""
+        return _best_per_doc(self.kb.dense_search(text[:4000], RETRIEVE_DEPTH), self.kb.row_doc)
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str) -> Decision:
@@ -173,38 +204,84 @@ class Matcher:
         report = parse_report(text)
         qevents = _query_events(report)
         query_text = _retrieval_text(report, text)
-        bm25, dense = self._retrieval(query_text)
-        rest_text = report.prose.strip()
-        rest_bm25, rest_dense = self._retrieval(rest_text) if len(rest_text) >= 20 else ({}, {})
         qframes = {k for qe in qevents for k in qe.sig.frames}
-        # Library frames say where it failed: their function names are evidence beyond the message.
-        frame_tokens = tokenize(" ".join(k.split(":")[-1] for k in qframes))
+        bm25 = self._bm25(query_text)
+        pool = self.docs if self.score_all else bm25
+        cands = {d: self._candidate(d, qevents, qframes, bm25) for d in pool}
 
-        cands: list[Candidate] = []
-        for doc_id, prof in self.profiles.items():
-            c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0), dense=dense.get(doc_id, 0.0))
-            for qe in qevents:
-                # A conflict with any line of the entry counts: a bare header line of the entry ("Error(s) in
-                # loading state_dict") must not carry a match that its detailed line contradicts.
-                conflicts = sorted({x for _, dsig in prof.sigs for x in hard_conflicts(qe.sig, dsig)})
-                for line, dsig in prof.sigs:
-                    sim, why = similarity(qe.sig, dsig)
-                    weighted = sim * qe.weight
-                    if weighted > c.signature:
-                        c.signature, c.sig_raw, c.sig_role = weighted, sim, qe.event.role
-                        c.sig_pair = (qe.text, line)
-                        c.sig_why = why
-                        c.conflicts = conflicts
-                        c.generic = _is_generic(qe.sig, dsig)
-            if qframes and prof.frames:
-                c.frames = len(qframes & prof.frames) / len(qframes)
-            c.corroboration = max(0.5 * rest_bm25.get(doc_id, 0.0) + 0.5 * dense_norm(rest_dense.get(doc_id, 0.0)),
-                                  self.coverage(frame_tokens, doc_id))
-            c.score = 0.55 * c.signature + 0.2 * dense_norm(c.dense) + 0.15 * c.bm25 + 0.1 * c.frames
-            cands.append(c)
-        cands.sort(key=lambda c: -c.score)
-        verdict, confidence, reason = self._decide(report, qevents, cands)
-        return Decision(verdict, confidence, cands, reason, report, qevents)
+        printed = any(not qe.event.inferred for qe in qevents)
+        if not self._decisive(list(cands.values()), printed):
+            # The signature and BM25 alone do not settle it: bring in the dense retriever (and what it finds).
+            dense = self._dense(query_text)
+            for d in dense:
+                if d not in cands:
+                    cands[d] = self._candidate(d, qevents, qframes, bm25)
+            for c in cands.values():
+                c.dense = dense.get(c.doc_id, 0.0)
+                c.measured.add("dense")
+                c.score += DENSE_WEIGHT * dense_norm(c.dense)
+
+        ranked = sorted(cands.values(), key=lambda c: -c.score)
+        if any(c.generic for c in ranked):
+            # Library frames say where it failed: their function names are evidence beyond the message.
+            frame_tokens = tokenize(" ".join(k.split(":")[-1] for k in qframes))
+            self._corroborate([c for c in ranked if c.generic], report.prose.strip(), frame_tokens)
+        self._apply_feedback(ranked, qevents)
+        verdict, confidence, reason = self._decide(report, qevents, ranked)
+        return Decision(verdict, confidence, ranked, reason, report, qevents)
+
+    def _candidate(self, doc_id: str, qevents: list[QueryEvent], qframes: set[str], bm25: dict[str, float]) -> Candidate:
+        prof = self.profile(doc_id)
+        c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0))
+        for qe in qevents:
+            # A conflict with any line of the entry counts: a bare header line of the entry ("Error(s) in
+            # loading state_dict") must not carry a match that its detailed line contradicts.
+            conflicts = sorted({x for _, dsig in prof.sigs for x in hard_conflicts(qe.sig, dsig)})
+            for line, dsig in prof.sigs:
+                sim, why = similarity(qe.sig, dsig)
+                weighted = sim * qe.weight
+                if weighted > c.signature:
+                    c.signature, c.sig_raw, c.sig_role = weighted, sim, qe.event.role
+                    c.sig_pair = (qe.text, line)
+                    c.sig_why = why
+                    c.conflicts = conflicts
+                    c.generic = _is_generic(qe.sig, dsig)
+        if qframes and prof.frames:
+            c.frames = len(qframes & prof.frames) / len(qframes)
+        c.score = SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames
+        return c
+
+    @staticmethod
+    def _decisive(cands: list[Candidate], printed: bool) -> bool:
+        """True when the dense signal cannot change the answer: the report shows its error, and the best entry
+        leads the rest by more than dense similarity could add to a rival (plus the tie margin)."""
+        if not cands:
+            return True
+        top = sorted(cands, key=lambda c: -c.score)[:2]
+        if not (printed or top[0].sig_raw >= QUOTE_SIM):
+            return False
+        return len(top) == 1 or top[0].score - top[1].score > DENSE_WEIGHT + TIE_MARGIN
+
+    def _corroborate(self, generic: list[Candidate], prose: str, frame_tokens: list[str]) -> None:
+        """For entries whose match rests on an error with many causes: how strongly the rest of the report (its
+        prose, and the library functions it passes through) points to each of them."""
+        rest_bm25, rest_dense = ({}, {})
+        if len(prose) >= 20:
+            rest_bm25, rest_dense = self._bm25(prose), self._dense(prose)
+        for c in generic:
+            c.corroboration = max(0.5 * rest_bm25.get(c.doc_id, 0.0) + 0.5 * dense_norm(rest_dense.get(c.doc_id, 0.0)),
+                                  self.coverage(frame_tokens, c.doc_id))
+            c.measured.add("corroboration")
+
+    def _apply_feedback(self, ranked: list[Candidate], qevents: list[QueryEvent]) -> None:
+        """An entry people marked wrong for this very error is not proposed for it again."""
+        primary = next((qe.sig for qe in qevents if qe.event.role == "primary"), None)
+        if self.feedback is None or primary is None:
+            return
+        for doc_id, who in self.feedback.rejected(primary.key).items():
+            for c in ranked:
+                if c.doc_id == doc_id:
+                    c.vetoed = f"marked wrong for this error by {who}"
 
     def _decide(self, report: Report, qevents: list[QueryEvent], cands: list[Candidate]) -> tuple[str, float, str]:
         if not cands:
@@ -214,7 +291,7 @@ class Matcher:
         # error of the report may carry the match instead.
         primary_known = max((c.sig_raw for c in cands if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
         for c in cands:
-            c.reason = self._reject_reason(c, primary_known)
+            c.reason = c.vetoed or self._reject_reason(c, primary_known)
         best = cands[0]
         if best.generic and not best.reason:
             # The error itself cannot tell these entries apart; what the rest of the report says can.
@@ -235,7 +312,9 @@ class Matcher:
                 for c in (best, rival):
                     c.reason = "another entry matches the report's error equally well; the report lacks the detail that tells them apart"
                 return "no_match", 0.55, f"the report's error fits both {best.doc_id} and {rival.doc_id}; it lacks the detail that tells them apart"
-            conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * dense_norm(best.dense))
+            # When the dense signal was not needed (a decisive lead), agreement is taken as middling, not perfect.
+            agreement = dense_norm(best.dense) if "dense" in best.measured else 0.5
+            conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * agreement)
             return "match", round(conf, 3), f"the report's error matches {best.doc_id}"
         # No printed error line: retrieval alone must be decisive, and both retrievers must agree.
         by_dense = max(cands, key=lambda c: c.dense)
@@ -277,3 +356,12 @@ def _retrieval_text(report: Report, text: str) -> str:
     joined = "\n".join(p for p in parts if p.strip())
     return joined if joined.strip() else text[:2000]
 
+
+
+def _best_per_doc(hits: list[tuple[int, float]], row_doc: list[str]) -> dict[str, float]:
+    best: dict[str, float] = {}
+    for row, score in hits:
+        doc = row_doc[row]
+        if score > best.get(doc, float("-inf")):
+            best[doc] = score
+    return best

