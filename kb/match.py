@@ -41,7 +41,9 @@ GENERIC_FACTS = {
     "cuda_assert.kernel": None,                # the kernel of an index assert names the op, not the cause
 }
 CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
-TIE_SIG, TIE_MARGIN = 0.03, 0.04   # two entries this close on the error, and this close overall, are a tie
+TIE_SIG = 0.03           # entries this close on the report's error explain it equally well...
+TIE_LEAD = 0.1           # ...and one is chosen only when the rest of the report favours it by this much
+TIE_MARGIN = 0.04        # (the dense signal is skipped only when the leader is ahead by more than it could add + this)
 QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
 
 # score = SIG·signature + DENSE·dense_norm + BM25·bm25 + FRAMES·frames
@@ -222,21 +224,18 @@ class Matcher:
                 c.score += DENSE_WEIGHT * dense_norm(c.dense)
 
         ranked = sorted(cands.values(), key=lambda c: -c.score)
-        if any(c.generic for c in ranked):
-            # Library frames say where it failed: their function names are evidence beyond the message.
-            frame_tokens = tokenize(" ".join(k.split(":")[-1] for k in qframes))
-            self._corroborate([c for c in ranked if c.generic], report.prose.strip(), frame_tokens)
+        # Library frames say where it failed: their function names are evidence beyond the message.
+        rest = _Rest(self, report.prose.strip(), tokenize(" ".join(k.split(":")[-1] for k in qframes)))
+        rest.corroborate([c for c in ranked if c.generic])
         self._apply_feedback(ranked, qevents)
-        verdict, confidence, reason = self._decide(report, qevents, ranked)
+        verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
         return Decision(verdict, confidence, ranked, reason, report, qevents)
 
     def _candidate(self, doc_id: str, qevents: list[QueryEvent], qframes: set[str], bm25: dict[str, float]) -> Candidate:
         prof = self.profile(doc_id)
         c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0))
         for qe in qevents:
-            # A conflict with any line of the entry counts: a bare header line of the entry ("Error(s) in
-            # loading state_dict") must not carry a match that its detailed line contradicts.
-            conflicts = sorted({x for _, dsig in prof.sigs for x in hard_conflicts(qe.sig, dsig)})
+            conflicts = _entry_conflicts(qe.sig, prof.sigs)
             for line, dsig in prof.sigs:
                 sim, why = similarity(qe.sig, dsig)
                 weighted = sim * qe.weight
@@ -262,17 +261,6 @@ class Matcher:
             return False
         return len(top) == 1 or top[0].score - top[1].score > DENSE_WEIGHT + TIE_MARGIN
 
-    def _corroborate(self, generic: list[Candidate], prose: str, frame_tokens: list[str]) -> None:
-        """For entries whose match rests on an error with many causes: how strongly the rest of the report (its
-        prose, and the library functions it passes through) points to each of them."""
-        rest_bm25, rest_dense = ({}, {})
-        if len(prose) >= 20:
-            rest_bm25, rest_dense = self._bm25(prose), self._dense(prose)
-        for c in generic:
-            c.corroboration = max(0.5 * rest_bm25.get(c.doc_id, 0.0) + 0.5 * dense_norm(rest_dense.get(c.doc_id, 0.0)),
-                                  self.coverage(frame_tokens, c.doc_id))
-            c.measured.add("corroboration")
-
     def _apply_feedback(self, ranked: list[Candidate], qevents: list[QueryEvent]) -> None:
         """An entry people marked wrong for this very error is not proposed for it again."""
         primary = next((qe.sig for qe in qevents if qe.event.role == "primary"), None)
@@ -283,7 +271,7 @@ class Matcher:
                 if c.doc_id == doc_id:
                     c.vetoed = f"marked wrong for this error by {who}"
 
-    def _decide(self, report: Report, qevents: list[QueryEvent], cands: list[Candidate]) -> tuple[str, float, str]:
+    def _decide(self, report: Report, qevents: list[QueryEvent], cands: list[Candidate], rest: "_Rest") -> tuple[str, float, str]:
         if not cands:
             return "no_match", 1.0, "the knowledge base is empty"
         printed = any(not qe.event.inferred for qe in qevents)
@@ -293,9 +281,9 @@ class Matcher:
         for c in cands:
             c.reason = c.vetoed or self._reject_reason(c, primary_known)
         best = cands[0]
-        if best.generic and not best.reason:
+        generic_ok = sorted((c for c in cands if c.generic and not c.reason), key=lambda c: -c.corroboration)
+        if best.generic and generic_ok:
             # The error itself cannot tell these entries apart; what the rest of the report says can.
-            generic_ok = sorted((c for c in cands if c.generic and not c.reason), key=lambda c: -c.corroboration)
             cands.remove(generic_ok[0])
             cands.insert(0, generic_ok[0])
             best = cands[0]
@@ -306,12 +294,22 @@ class Matcher:
             if best.reason:
                 conf = 0.5 + 0.4 * (1 - best.sig_raw)
                 return "no_match", round(min(0.97, conf), 3), best.reason
-            rival = next((c for c in cands[1:] if not c.reason), None)
-            if rival and abs(rival.sig_raw - best.sig_raw) < TIE_SIG and best.score - rival.score < TIE_MARGIN:
-                # Both entries explain the error equally well and nothing else in the report separates them.
-                for c in (best, rival):
-                    c.reason = "another entry matches the report's error equally well; the report lacks the detail that tells them apart"
-                return "no_match", 0.55, f"the report's error fits both {best.doc_id} and {rival.doc_id}; it lacks the detail that tells them apart"
+            tied = [best] + [c for c in cands[1:] if not c.reason and abs(c.sig_raw - best.sig_raw) < TIE_SIG]
+            if len(tied) > 1:
+                # Several entries explain the error equally well (a shared header line such as "Error(s) in loading
+                # state_dict"). Retrieval over that same line cannot separate them; the rest of the report can.
+                rest.corroborate(tied)
+                tied.sort(key=lambda c: -c.corroboration)
+                lead = tied[0].corroboration - tied[1].corroboration
+                if lead < TIE_LEAD:
+                    for c in tied:
+                        c.reason = "another entry matches the report's error equally well; the report lacks the detail that tells them apart"
+                    names = ", ".join(c.doc_id for c in tied[:3])
+                    return "no_match", 0.55, f"the report's error fits {names} equally; it lacks the detail that tells them apart"
+                cands.remove(tied[0])
+                cands.insert(0, tied[0])
+                best = cands[0]
+                margin = lead
             # When the dense signal was not needed (a decisive lead), agreement is taken as middling, not perfect.
             agreement = dense_norm(best.dense) if "dense" in best.measured else 0.5
             conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * agreement)
@@ -356,6 +354,46 @@ def _retrieval_text(report: Report, text: str) -> str:
     joined = "\n".join(p for p in parts if p.strip())
     return joined if joined.strip() else text[:2000]
 
+
+
+class _Rest:
+    """The report apart from its error lines: its prose, and the library functions its frames pass through.
+    Retrieval over the prose costs a query encoding, so it runs once per report, and only when asked."""
+
+    def __init__(self, matcher: "Matcher", prose: str, frame_tokens: list[str]):
+        self.matcher, self.prose, self.frame_tokens = matcher, prose, frame_tokens
+        self._retrieved: tuple[dict[str, float], dict[str, float]] | None = None
+
+    def corroborate(self, cands: list[Candidate]) -> None:
+        """How strongly the rest of the report points to each of these entries (`corroboration`, 0..1)."""
+        todo = [c for c in cands if "corroboration" not in c.measured]
+        if not todo:
+            return
+        if self._retrieved is None:
+            long_enough = len(self.prose) >= 20
+            self._retrieved = ((self.matcher._bm25(self.prose), self.matcher._dense(self.prose)) if long_enough
+                               else ({}, {}))
+        bm25, dense = self._retrieved
+        for c in todo:
+            c.corroboration = max(0.5 * bm25.get(c.doc_id, 0.0) + 0.5 * dense_norm(dense.get(c.doc_id, 0.0)),
+                                  self.matcher.coverage(self.frame_tokens, c.doc_id))
+            c.measured.add("corroboration")
+
+
+def _entry_conflicts(q: Signature, sigs: list[tuple[str, Signature]]) -> list[str]:
+    """Hard facts on which the report disagrees with the entry. A conflict with any line of the entry counts (a
+    bare header line such as "Error(s) in loading state_dict" must not carry a match that the entry's detailed
+    line contradicts), unless another line of the entry agrees on that fact: entries list variants (two cuBLAS
+    statuses, both sides of a mismatch) and the report needs to fit only one of them."""
+    found: dict[str, set[str]] = {}
+    agreed: set[str] = set()
+    for _, dsig in sigs:
+        conflicts = hard_conflicts(q, dsig)
+        names = {x.split(":", 1)[0] for x in conflicts}
+        for x in conflicts:
+            found.setdefault(x.split(":", 1)[0], set()).add(x)
+        agreed |= (set(q.facts) & set(dsig.facts)) - names
+    return sorted(x for name, xs in found.items() if name not in agreed for x in xs)
 
 
 def _best_per_doc(hits: list[tuple[int, float]], row_doc: list[str]) -> dict[str, float]:

@@ -28,3 +28,16 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent (the seeds and the dev set live there)")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def starter_diagnoser(cache_dir):
+    """A diagnoser over the bundled starter KB (built into the test cache on first use)."""
+    from ingest.starter import ensure_starter_kb
+    from kb.diagnose import Diagnoser
+    from kb.index.hybrid import KnowledgeBase
+
+    settings = Settings(cache_dir=cache_dir)
+    kb = KnowledgeBase.open(ensure_starter_kb(settings), settings)
+    yield Diagnoser(kb)
+    kb.close()

@@ -6,10 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest.starter import ensure_starter_kb
-from kb.diagnose import Diagnoser
-from kb.index.hybrid import KnowledgeBase
-
 pytestmark = pytest.mark.slow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -23,14 +19,9 @@ def expectations() -> list[tuple[str, str]]:
     return rows
 
 
-@pytest.fixture(scope="module")
-def diagnoser(cache_dir):
-    from kb.config import Settings
-
-    settings = Settings(cache_dir=cache_dir)
-    kb = KnowledgeBase.open(ensure_starter_kb(settings), settings)
-    yield Diagnoser(kb)
-    kb.close()
+@pytest.fixture
+def diagnoser(starter_diagnoser):
+    return starter_diagnoser
 
 
 @pytest.mark.parametrize("name,expected", expectations(), ids=[f for f, _ in expectations()])

@@ -241,7 +241,17 @@ _WARNING = re.compile(
       | \bnot\ in\ (?:the\ )?state_dict\b                     # `x.w1w3 not in state_dict, loading ...`
       | ^Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)
       | ^You\ should\ probably\ TRAIN\ this\ model
+      | (?:^|\]\ )OVERFLOW!\ Rank\ \d+\ Skipping\ step            # DeepSpeed fp16 loss scaler
+      | ^Gradient\ overflow\.\s+Skipping\ step                  # apex / Megatron loss scaler
     )""",
+    re.X,
+)
+
+# Well-known library messages that read like sentences; without this they would be taken for the reporter's words.
+_KNOWN_MESSAGE = re.compile(
+    r"^(?:\[[\w\s.:-]{1,40}\]\s*)?(?:Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)"
+    r"|You\ should\ probably\ TRAIN\ this\ model|OVERFLOW!\ Rank\ \d+\ Skipping\ step"
+    r"|Gradient\ overflow\.\s+Skipping\ step|Current\ loss\ scale\ already\ at\ minimum)",
     re.X,
 )
 
@@ -334,14 +344,15 @@ def _classify_clean(line: str) -> str | None:
     if _FRAME.match(line):
         return "frame"
     head = _exception_head(line)
-    anchored = head is not None or _STATE_DICT_DETAIL.match(line) is not None or _STRONG_START.match(line) is not None
+    anchored = (head is not None or _STATE_DICT_DETAIL.match(line) is not None or _STRONG_START.match(line) is not None
+                or _KNOWN_MESSAGE.match(line) is not None)
     if not anchored and (_CODE.match(line) or _looks_like_prose(line)):
         return None
     if _LAUNCHER.search(line):
         return "launcher"
     if head is not None and head[0].endswith("Warning"):
         return "warning"
-    if _WARNING.match(line) and not _NCCL.search(line):
+    if (_WARNING.match(line) or _KNOWN_MESSAGE.match(line)) and not _NCCL.search(line):
         return "warning"
     if _CUDA.search(line):
         return "cuda"

@@ -1,0 +1,57 @@
+"""Self-consistency of the bundled starter KB: each entry's own signature lines, pasted as a report, diagnose to
+that entry, and never to another one.
+
+Some entries are identified by an error with many known causes (a device-side assert, a SIGKILL, a bare CUDA OOM).
+For those the matcher must abstain on the bare lines (the error alone does not say which cause) and name the entry
+as the nearest one; with one sentence saying what the reporter was doing (the entry's title) it must match.
+"""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from kb.starter import ENTRIES_DIR
+
+pytestmark = pytest.mark.slow
+
+SEVERAL_CAUSES = "several known causes"
+
+
+def _entries() -> list[dict]:
+    out = []
+    for path in sorted(ENTRIES_DIR.glob("*.md")):
+        front = yaml.safe_load(path.read_text(encoding="utf-8").split("---", 2)[1])
+        out.append(front)
+    return out
+
+
+ENTRIES = _entries()
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+def test_signature_lines_diagnose_to_their_entry(starter_diagnoser, entry):
+    report = "\n".join(entry["signatures"])
+    diag = starter_diagnoser.diagnose(report, name=entry["id"])
+    if diag.verdict == "match":
+        assert diag.matches[0].entry_id == entry["id"], f"collides with {diag.matches[0].entry_id}"
+        return
+    # Only an error with several known causes may abstain, and then this entry must be the nearest one.
+    assert diag.related and diag.related[0].entry_id == entry["id"], diag.reason
+    assert SEVERAL_CAUSES in diag.reason, diag.reason
+    with_context = starter_diagnoser.diagnose(report + "\n\n" + entry["title"], name=entry["id"])
+    assert with_context.verdict == "match", with_context.reason
+    assert with_context.matches[0].entry_id == entry["id"]
+
+
+def test_no_entry_matches_another_entrys_lines_over_its_own(starter_diagnoser):
+    """Each signature line on its own: a line may be too generic to match, but it must never match another entry
+    with more confidence than its own entry gets."""
+    wrong = []
+    for entry in ENTRIES:
+        for line in entry["signatures"]:
+            diag = starter_diagnoser.diagnose(line, name=entry["id"])
+            if diag.verdict == "match" and diag.matches[0].entry_id != entry["id"]:
+                own = next((m for m in diag.matches if m.entry_id == entry["id"]), None)
+                if own is None or own.score < diag.matches[0].score:
+                    wrong.append(f"{entry['id']}: {line[:80]!r} -> {diag.matches[0].entry_id}")
+    assert not wrong, "\n".join(wrong)
