@@ -46,7 +46,6 @@ class Diagnoser:
             evidence=_evidence(c), signals=c.signals(), reason=c.reason or None,
         )
 
-
     def _fix_out(self, entry_id: str, f: Fix) -> FixOut:
         # With a results store, a fix marked "repro" counts as verified only once its recipe's fix run passed.
         verified = f.verified

@@ -1,0 +1,101 @@
+"""`triage repro list|run`: the knowledge base's minimal reproductions, run locally or on a Ray cluster.
+
+torch and ray are imported only when a recipe runs.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from bot.cli import guarded, kb_folder, kb_option, settings_from
+
+
+@click.group()
+def repro() -> None:
+    """Minimal reproductions of knowledge-base entries: confirm a failure mechanism and verify its fix."""
+
+
+def recipes_option(fn):
+    return click.option("--recipes", "recipes_dir", type=click.Path(path_type=Path, file_okay=False, exists=True),
+                        default=None, help="A folder of your own recipes instead of the bundled ones.")(fn)
+
+
+@repro.command("list")
+@kb_option
+@recipes_option
+@click.option("--json", "as_json", is_flag=True, help="A JSON array of recipes.")
+@click.pass_context
+@guarded
+def list_cmd(ctx: click.Context, kb_dir: Path | None, recipes_dir: Path | None, as_json: bool) -> None:
+    """Recipes with their entry, kind, GPU needs, world size and last results."""
+    from kb.repro.results import ResultStore
+
+    latest = ResultStore(kb_folder(settings_from(ctx), kb_dir), create=False).latest()
+    rows = []
+    for r in _book(recipes_dir).recipes.values():
+        last = {mode: latest.get((r.id, fix)) for mode, fix in (("reproduce", False), ("fix", True))}
+        rows.append({**r.summary(), "last": {m: (x.status if x else None) for m, x in last.items()},
+                     "last_run_at": max((x.created_at for x in last.values() if x), default=None)})
+    if as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False))
+        return
+    from bot.render import print_recipes
+
+    print_recipes(rows)
+
+
+@repro.command("run")
+@click.argument("names", nargs=-1, required=True)
+@kb_option
+@recipes_option
+@click.option("--fix", is_flag=True, help="Run with the recorded fix switched on (fix_verified / fix_failed).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Run here, or as Ray tasks ($TRIAGE_RAY_ADDRESS, else a private local Ray instance).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: ok, backend and the results.")
+@click.pass_context
+@guarded
+def run_cmd(ctx: click.Context, names: tuple[str, ...], kb_dir: Path | None, recipes_dir: Path | None, fix: bool,
+            backend: str, as_json: bool) -> None:
+    """Run the recipes of ENTRY... (entry or recipe ids); results are kept in the KB folder.
+
+    Exit code 0 when every recipe reproduced, verified its fix or was skipped (no GPU, say); 1 otherwise.
+    """
+    from kb.repro.results import ResultStore
+
+    settings = settings_from(ctx)
+    recipes = _book(recipes_dir).resolve(list(names))
+    if backend == "ray":
+        from kb.repro.ray_backend import run_on_ray
+
+        results = run_on_ray(recipes, fix, address=settings.ray_address)
+    else:
+        from kb.repro.runner import run_recipe
+
+        results = []
+        for r in recipes:
+            if not as_json:
+                click.echo(f"running {r.id} ({'fix' if fix else 'reproduce'}) ...", err=True)
+            results.append(run_recipe(r, fix=fix))
+    store = ResultStore(kb_folder(settings, kb_dir))
+    for res in results:
+        store.record(res)
+    ok = all(res.ok for res in results)
+    if as_json:
+        click.echo(json.dumps({"ok": ok, "backend": backend, "results": [r.as_dict() for r in results]},
+                              ensure_ascii=False))
+    else:
+        from bot.render import print_repro_results
+
+        print_repro_results(results)
+    sys.exit(0 if ok else 1)
+
+
+def _book(recipes_dir: Path | None):
+    from kb.repro.recipe import RECIPES_DIR, RecipeBook
+
+    return RecipeBook(recipes_dir or RECIPES_DIR)
+
+

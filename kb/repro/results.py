@@ -1,0 +1,127 @@
+"""Repro results: what ran, where, and what came of it, kept in the KB's state file (kb.state) across rebuilds.
+
+An entry's fix counts as verified by repro while the latest fix-mode run of one of its recipes is `fix_verified`.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from kb import state
+from kb.repro.outcome import OK_STATUSES
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS repro_results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at REAL NOT NULL,
+    entry_id TEXT NOT NULL,
+    recipe_id TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('reproduced', 'not_reproduced', 'fix_verified', 'fix_failed',
+                                           'skipped', 'timeout', 'error')),
+    kind TEXT NOT NULL CHECK (kind IN ('cpu-mechanism', 'gpu-real')),
+    fix INTEGER NOT NULL,        -- 1: run with the recorded fix switched on
+    backend TEXT NOT NULL,       -- local | ray
+    reason TEXT NOT NULL,        -- one line: the matched error, the check that passed, or why not
+    matched TEXT,                -- the output line closest to the expected signature
+    similarity REAL,
+    exit_code INTEGER,
+    python TEXT, torch TEXT, cuda TEXT, device TEXT,
+    duration_s REAL NOT NULL,
+    log_tail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS repro_results_entry ON repro_results(entry_id);
+"""
+_COLUMNS = ("created_at", "entry_id", "recipe_id", "status", "kind", "fix", "backend", "reason", "matched",
+            "similarity", "exit_code", "python", "torch", "cuda", "device", "duration_s", "log_tail")
+
+
+@dataclass
+class ReproResult:
+    recipe_id: str
+    entry_id: str
+    kind: str
+    fix: bool
+    status: str
+    reason: str
+    duration_s: float = 0.0
+    exit_code: int | None = None
+    matched: str | None = None
+    similarity: float | None = None
+    environment: dict = field(default_factory=dict)   # python, torch, cuda, device (and driver, gpus)
+    log_tail: str = ""
+    backend: str = "local"
+    created_at: float = 0.0
+    id: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in OK_STATUSES
+
+    @property
+    def mode(self) -> str:
+        return "fix" if self.fix else "reproduce"
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "mode": self.mode, "ok": self.ok}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ReproResult":
+        return cls(**{k: v for k, v in d.items() if k not in ("mode", "ok")})
+
+
+class ResultStore:
+    def __init__(self, kb_dir: Path, create: bool = True):
+        """The results of the KB in `kb_dir`; with create=False a KB without a state file reads as having none
+        (readers such as `diagnose` create nothing)."""
+        self.conn = None
+        if create or (kb_dir / state.STATE_FILE).exists():
+            self.conn = state.connect(kb_dir)
+            self.conn.executescript(_SCHEMA)
+
+    def record(self, r: ReproResult) -> ReproResult:
+        r.created_at = r.created_at or time.time()
+        env = r.environment
+        values = (r.created_at, r.entry_id, r.recipe_id, r.status, r.kind, int(r.fix), r.backend, r.reason,
+                  r.matched, r.similarity, r.exit_code, env.get("python"), env.get("torch"), env.get("cuda"),
+                  env.get("device"), r.duration_s, r.log_tail)
+        with self.conn:
+            cur = self.conn.execute(f"INSERT INTO repro_results ({', '.join(_COLUMNS)}) VALUES "
+                                    f"({', '.join('?' * len(_COLUMNS))})", values)
+        r.id = cur.lastrowid
+        return r
+
+    def list(self, limit: int | None = None) -> list[ReproResult]:
+        if self.conn is None:
+            return []
+        sql = f"SELECT id, {', '.join(_COLUMNS)} FROM repro_results ORDER BY id DESC"
+        rows = self.conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
+        return [_row(r) for r in rows]
+
+    def latest(self) -> dict[tuple[str, bool], ReproResult]:
+        """The latest result per (recipe, fix mode)."""
+        out: dict[tuple[str, bool], ReproResult] = {}
+        for r in self.list():
+            out.setdefault((r.recipe_id, r.fix), r)
+        return out
+
+    def verified_fix(self, entry_id: str) -> ReproResult | None:
+        """The latest `fix_verified` run of an entry's recipe, when it is that recipe's latest fix-mode run."""
+        for (_recipe, fix), r in self.latest().items():
+            if fix and r.entry_id == entry_id and r.status == "fix_verified":
+                return r
+        return None
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+def _row(row) -> ReproResult:
+    d = dict(zip(("id", *_COLUMNS), row))
+    env = {k: d.pop(k) for k in ("python", "torch", "cuda", "device")}
+    return ReproResult(id=d["id"], created_at=d["created_at"], entry_id=d["entry_id"], recipe_id=d["recipe_id"],
+                       status=d["status"], kind=d["kind"], fix=bool(d["fix"]), backend=d["backend"],
+                       reason=d["reason"], matched=d["matched"], similarity=d["similarity"],
+                       exit_code=d["exit_code"], environment=env, duration_s=d["duration_s"],
+                       log_tail=d["log_tail"])

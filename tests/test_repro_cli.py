@@ -1,0 +1,101 @@
+"""`triage repro list|run` and `diagnose --verify` through the real command line, with results in a KB folder."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb.repro.environment import detect
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_RECIPES = ROOT / "tests" / "data" / "repros"
+EXAMPLES = ROOT / "examples"
+
+
+def triage(args: list[str], cache_dir: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TRIAGE_CACHE_DIR": str(cache_dir), "COLUMNS": "200"}   # no wrapped lines
+    env.pop("TRIAGE_KB", None)
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_run_stores_results_that_list_shows_and_exit_codes_say_what_happened(tmp_path, cache_dir):
+    kb = str(tmp_path / "kb")
+    ran = triage(["repro", "run", "zero3-size0-load", "--json", "--kb", kb], cache_dir)
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout)
+    assert out["ok"] is True and out["backend"] == "local"
+    (res,) = out["results"]
+    assert {"recipe_id", "entry_id", "kind", "mode", "status", "reason", "duration_s", "environment", "log_tail",
+            "created_at", "matched", "similarity", "exit_code"} <= set(res)
+    assert (res["entry_id"], res["kind"], res["mode"], res["status"]) == (
+        "zero3-load-state-dict-size0", "cpu-mechanism", "reproduce", "reproduced")
+    assert {"python", "torch", "cuda", "device"} <= set(res["environment"])
+
+    listed = triage(["repro", "list", "--json", "--kb", kb], cache_dir)
+    rows = {r["id"]: r for r in json.loads(listed.stdout)}
+    assert rows["zero3-size0-load"]["last"] == {"reproduce": "reproduced", "fix": None}
+    assert rows["zero3-size0-load-deepspeed"]["needs_gpu"] is True
+    assert rows["fsdp-lm-head-flattened"]["world_size"] == 2
+    assert rows["tp-vocab-not-divisible"]["last"] == {"reproduce": None, "fix": None}
+
+    wrong = triage(["repro", "run", "wrong-side", "--recipes", str(TEST_RECIPES), "--json", "--kb", kb], cache_dir)
+    assert wrong.returncode == 1
+    assert json.loads(wrong.stdout)["results"][0]["status"] == "not_reproduced"
+
+    unknown = triage(["repro", "run", "no-such-entry", "--kb", kb], cache_dir)
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip().splitlines() == ["error: no reproduction recipe for no-such-entry (see `triage repro list`)"]
+
+
+@pytest.fixture(scope="module")
+def starter_copy(tmp_path_factory, cache_dir) -> Path:
+    """A private copy of the built starter KB, so the results written here reach no other test."""
+    from ingest.starter import ensure_starter_kb
+    from kb.config import Settings
+
+    target = tmp_path_factory.mktemp("kb") / "starter"
+    shutil.copytree(ensure_starter_kb(Settings(cache_dir=cache_dir)), target)
+    return target
+
+
+@pytest.mark.slow
+def test_verify_confirms_the_seed_examples_and_a_verified_fix_shows_in_diagnose(starter_copy, cache_dir):
+    kb = ["--kb", str(starter_copy)]
+    examples = [str(EXAMPLES / f) for f in ("zero3_load_state_dict.txt", "colossalai_tp8_embed_shape_zh.txt")]
+    verified = triage(["diagnose", "--json", "--verify", *examples, *kb], cache_dir)
+    assert verified.returncode == 0, verified.stderr
+    lines = [json.loads(line) for line in verified.stdout.splitlines()]
+    assert len(lines) == 2
+    for line, recipe in zip(lines, ["zero3-size0-load", "tp-vocab-not-divisible"]):
+        v = line["verification"]
+        assert (v["verdict"], v["recipe_id"], v["repro_status"]) == ("confirmed", recipe, "reproduced"), v
+        assert v["similarity"] >= 0.72 and v["conflicts"] == []
+    # reproducing the failure is not verifying the fix: the fix marked "repro" is not verified yet
+    repro_fix = next(f for f in lines[0]["matches"][0]["fixes"] if f["verified_by"] == "repro")
+    assert repro_fix["verified"] is False
+
+    # the entry's recipes: the CPU one verifies its fix; the real ZeRO-3 one needs a GPU, is skipped, and counts as ran
+    fixed = triage(["repro", "run", "zero3-load-state-dict-size0", "--fix", *kb], cache_dir)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "fix_verified" in fixed.stdout and "Traceback" not in fixed.stderr
+    if not detect().gpus:
+        assert "skipped" in fixed.stdout and "needs 1 CUDA GPU" in fixed.stdout
+
+    after = triage(["diagnose", "--json", examples[0], *kb], cache_dir)
+    diag = json.loads(after.stdout)
+    assert "verification" not in diag
+    repro_fix = next(f for f in diag["matches"][0]["fixes"] if f["verified_by"] == "repro")
+    assert repro_fix["verified"] is True
+
+    from bot.render import console, print_diagnosis
+    from kb.models import Diagnosis
+
+    with console.capture() as shown:
+        print_diagnosis(Diagnosis.model_validate(diag))
+    assert "✔ verified by repro" in shown.get()
