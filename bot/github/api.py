@@ -1,0 +1,148 @@
+"""A small GitHub REST client: the calls the commenter makes, with retries and backoff.
+
+Retried: network errors, 5xx, 429, and 403 when it is a rate limit (`x-ratelimit-remaining: 0` or `retry-after`);
+the wait honours `retry-after` / `x-ratelimit-reset` (capped by TRIAGE_GITHUB_RETRY_MAX_WAIT_S), else doubles from
+TRIAGE_GITHUB_RETRY_BACKOFF_S. Creating a comment is not retried here: a 502 may still have created it, so the
+caller looks again before posting again (see process.py).
+"""
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import httpx
+
+from kb.config import Settings
+
+log = logging.getLogger(__name__)
+
+API_VERSION = "2022-11-28"
+
+
+class GitHubAPIError(Exception):
+    def __init__(self, method: str, path: str, status: int | None, message: str, retryable: bool, wait: float):
+        where = f"GitHub {method} {path}"
+        super().__init__(f"{where}: {status} {message}" if status else f"{where}: {message}")
+        self.status = status
+        self.retryable = retryable
+        self.wait = wait  # how long to wait before trying again, when retryable
+
+
+@dataclass
+class RetryPolicy:
+    attempts: int
+    backoff_s: float
+    max_wait_s: float
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential, with jitter so many workers do not retry in step."""
+        return min(self.max_wait_s, self.backoff_s * 2 ** (attempt - 1) * random.uniform(0.8, 1.2))
+
+    def wait_for(self, response: httpx.Response, attempt: int) -> float | None:
+        """Seconds to wait before retrying this response, or None when retrying cannot help."""
+        h = response.headers
+        status = response.status_code
+        rate_limited = status == 429 or (status == 403 and (h.get("x-ratelimit-remaining") == "0"
+                                                            or "retry-after" in h))
+        if not (rate_limited or status >= 500):
+            return None
+        if h.get("retry-after", "").isdigit():
+            return min(self.max_wait_s, float(h["retry-after"]))
+        if h.get("x-ratelimit-remaining") == "0" and h.get("x-ratelimit-reset", "").isdigit():
+            return min(self.max_wait_s, max(0.0, float(h["x-ratelimit-reset"]) - time.time()))
+        return self.backoff(attempt)
+
+
+@dataclass
+class IssueComment:
+    id: int
+    body: str
+    user: str
+
+
+class GitHubClient:
+    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep):
+        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION,
+                   "User-Agent": "triage-kb"}
+        token = settings.github_token.get_secret_value() if settings.github_token is not None else ""
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self.http = httpx.Client(base_url=settings.github_api_url.rstrip("/") + "/", headers=headers, timeout=30.0)
+        self.policy = RetryPolicy(settings.github_retry_attempts, settings.github_retry_backoff_s,
+                                  settings.github_retry_max_wait_s)
+        self.sleep = sleep
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(self, method: str, path: str, *, json: object = None, params: dict | None = None,
+                retry: bool = True) -> httpx.Response:
+        url = path if path.startswith("http") else path.lstrip("/")
+        attempts = self.policy.attempts if retry else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                resp = self.http.request(method, url, json=json, params=params)
+            except httpx.TransportError as exc:
+                error = GitHubAPIError(method, path, None, type(exc).__name__, True, self.policy.backoff(attempt))
+            else:
+                if resp.is_success:
+                    return resp
+                wait = self.policy.wait_for(resp, attempt)
+                error = GitHubAPIError(method, path, resp.status_code, _message(resp), wait is not None, wait or 0.0)
+            if not error.retryable or attempt == attempts:
+                raise error
+            log.warning("%s; try %d of %d in %.1f s", error, attempt + 1, attempts, error.wait)
+            self.sleep(error.wait)
+        raise AssertionError("unreachable")
+
+    def issue_comments(self, repo: str, number: int) -> Iterator[IssueComment]:
+        """Every comment of an issue, oldest first, following the Link header's `next` pages."""
+        url: str | None = f"/repos/{repo}/issues/{number}/comments"
+        params: dict | None = {"per_page": 100}
+        while url:
+            resp = self.request("GET", url, params=params)
+            for c in resp.json():
+                yield IssueComment(id=c["id"], body=c.get("body") or "", user=(c.get("user") or {}).get("login", ""))
+            url = _next_link(resp, self.http.base_url)
+            params = None  # the next link carries its own query
+
+    def create_comment(self, repo: str, number: int, body: str) -> IssueComment:
+        resp = self.request("POST", f"/repos/{repo}/issues/{number}/comments", json={"body": body}, retry=False)
+        return IssueComment(id=resp.json()["id"], body=body, user="")
+
+    def update_comment(self, repo: str, comment_id: int, body: str) -> None:
+        self.request("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", json={"body": body})
+
+    def add_label(self, repo: str, number: int, label: str) -> None:
+        # Adding a label the issue already has is a no-op on GitHub, so this is safe to retry.
+        self.request("POST", f"/repos/{repo}/issues/{number}/labels", json={"labels": [label]})
+
+    def remove_label(self, repo: str, number: int, label: str) -> None:
+        try:
+            self.request("DELETE", f"/repos/{repo}/issues/{number}/labels/{quote(label, safe='')}")
+        except GitHubAPIError as exc:
+            if exc.status != 404:  # not there: nothing to remove
+                raise
+
+    def react(self, repo: str, comment_id: int, content: str) -> None:
+        self.request("POST", f"/repos/{repo}/issues/comments/{comment_id}/reactions", json={"content": content})
+
+
+def _message(resp: httpx.Response) -> str:
+    try:
+        return str(resp.json().get("message", ""))[:200]
+    except ValueError:
+        return resp.reason_phrase
+
+
+def _next_link(resp: httpx.Response, base: httpx.URL) -> str | None:
+    """The `next` page, only when it points back at the API we talk to (never follow a link elsewhere)."""
+    nxt = resp.links.get("next", {}).get("url")
+    if not nxt:
+        return None
+    url = httpx.URL(nxt)
+    return nxt if (url.scheme, url.host, url.port) == (base.scheme, base.host, base.port) else None

@@ -1,0 +1,139 @@
+"""The bot's issue comment: Markdown for a Diagnosis, and the hidden marker that finds (and explains) it later.
+
+The marker is the comment's first line: `<!-- triage-kb entry=<id> sig=<signature> -->`, values percent-encoded
+(so `-->` can never occur inside). It lets the bot find its own comment to edit in place, ignore its own comments
+as reports, and know which entry and report signature a `/triage wrong` reply is about.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote, unquote
+
+from kb.models import Diagnosis, Document, FixOut
+
+MARKER_PREFIX = "<!-- triage-kb"
+_MARKER = re.compile(r"<!-- triage-kb(?P<attrs>[^>]*?)-->")
+_ATTR = re.compile(r"(\w+)=(\S*)")
+_COMMAND = re.compile(r"^\s*/triage\s+(?P<verdict>wrong|fixed)\b", re.IGNORECASE | re.MULTILINE)
+
+EVIDENCE_MAX = 6
+FEEDBACK_HELP = ("Not right? Reply `/triage wrong` and this entry will not be proposed again for this error. "
+                 "Did the fix work? Reply `/triage fixed`. This bot never closes or locks issues.")
+
+
+@dataclass
+class Marker:
+    entry_id: str
+    signature: str
+
+
+def has_marker(text: str | None) -> bool:
+    return bool(text) and MARKER_PREFIX in text
+
+
+def parse_marker(text: str) -> Marker | None:
+    m = _MARKER.search(text or "")
+    if m is None:
+        return None
+    attrs = {k: unquote(v) for k, v in _ATTR.findall(m.group("attrs"))}
+    return Marker(entry_id=attrs.get("entry", ""), signature=attrs.get("sig", ""))
+
+
+def feedback_command(text: str | None) -> str | None:
+    """'wrong' or 'fixed' when a comment is a `/triage wrong|fixed` command (on a line of its own)."""
+    m = _COMMAND.search(text or "")
+    return m.group("verdict").lower() if m else None
+
+
+def marker(entry_id: str, signature: str) -> str:
+    return f"{MARKER_PREFIX} entry={quote(entry_id, safe='')} sig={quote(signature, safe='')} -->"
+
+
+def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | None = None) -> str:
+    """`repro_env`: the environment (python, torch, cuda, device) of the repro run that confirmed the top
+    entry's fix, when one did."""
+    best = diag.matches[0]
+    doc = docs.get(best.entry_id)
+    lines = [marker(best.entry_id, diag.query.signature),
+             "### triage-kb: this looks like a known issue",
+             "",
+             f"**{_inline(best.title)}**",
+             f"Confidence {diag.confidence:.0%} · entry `{best.entry_id}` · source `{_inline(best.source)}`",
+             "",
+             "**Root cause.** " + (_inline(best.root_cause) or "_not recorded in the postmortem_"),
+             ""]
+    if best.fixes:
+        lines.append("**Fix**")
+        lines.extend(f"- {_fix_label(f, doc, repro_env)}{_inline(f.text)}" for f in best.fixes)
+        lines.append("")
+    env = _environment(doc)
+    if env:
+        lines.extend([env, ""])
+    evidence = [e for e in best.evidence if not e.startswith("signals:")][:EVIDENCE_MAX]
+    if evidence:
+        lines.extend(["<details><summary>Why this entry</summary>", ""])
+        lines.extend(f"- {_evidence_line(e)}" for e in evidence)
+        lines.extend(["", "</details>", ""])
+    others = diag.matches[1:]
+    if others:
+        lines.append("Also possible: " + "; ".join(f"`{m.entry_id}` {_inline(m.title)}" for m in others))
+        lines.append("")
+    lines.extend(["---", f"<sub>{FEEDBACK_HELP}</sub>"])
+    return "\n".join(lines)
+
+
+def render_no_match(diag: Diagnosis, previous: Marker | None = None, why: str = "it no longer applies") -> str:
+    """The short comment for a report no postmortem fits (or no longer fits, after an edit or `/triage wrong`)."""
+    lines = [marker("", diag.query.signature), "### triage-kb: no known postmortem fits this report", ""]
+    if previous and previous.entry_id:
+        lines.extend([f"An earlier answer here proposed `{previous.entry_id}`; {_inline(why)}.", ""])
+    if diag.reason:
+        lines.extend([_inline(diag.reason), ""])
+    if diag.related:
+        lines.append("Nearest entries (not accepted):")
+        lines.extend(f"- `{m.entry_id}` {_inline(m.title)}" + (f" ({_inline(m.reason)})" if m.reason else "")
+                     for m in diag.related)
+        lines.append("")
+    lines.extend(["---", "<sub>This bot never closes or locks issues.</sub>"])
+    return "\n".join(lines)
+
+
+def _fix_label(fix: FixOut, doc: Document | None, repro_env: dict | None) -> str:
+    recipe = f" `{doc.repro}`" if doc is not None and doc.repro else ""
+    if fix.verified_by == "repro":
+        if not fix.verified:
+            return f"repro recipe{recipe} (not yet confirmed by a run): "
+        env = ", ".join(f"{k} {_inline(str(repro_env[k]))}" for k in ("python", "torch", "cuda", "device")
+                        if repro_env and repro_env.get(k))
+        return f"✅ **verified by repro**{recipe}" + (f" on {env}" if env else "") + ": "
+    if fix.verified:
+        return f"✅ verified by the {fix.verified_by}: "
+    return ""
+
+
+def _environment(doc: Document | None) -> str:
+    if doc is None:
+        return ""
+    parts = []
+    if doc.affected:
+        parts.append(f"affected: {_inline(doc.affected)}")
+    if doc.fixed_in:
+        parts.append(f"fixed in: {_inline(doc.fixed_in)}")
+    if doc.versions:
+        parts.append("versions seen: " + ", ".join(f"`{_inline(v)}`" for v in doc.versions[:5]))
+    if doc.references:
+        parts.append("references: " + ", ".join(_inline(r) for r in doc.references[:5]))
+    return "**Environment.** " + "; ".join(parts) if parts else ""
+
+
+def _evidence_line(text: str) -> str:
+    label, sep, rest = text.partition(": ")
+    if not sep:
+        return _inline(text)
+    return f"{label}: `{rest.replace('`', chr(39))}`"
+
+
+def _inline(text: str) -> str:
+    """One line, with nothing that could close our marker, start HTML, or @-mention someone."""
+    return " ".join((text or "").split()).replace("<", "&lt;").replace("@", "@\u200b")

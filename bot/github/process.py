@@ -1,0 +1,134 @@
+"""Processing one persisted delivery: diagnose the issue, keep one bot comment up to date, label, record feedback.
+
+Runs in the GitHub worker thread. Every step is safe to repeat (the comment is found again by its marker before
+any post), so a delivery interrupted by a crash or a failing API is simply processed again.
+"""
+from __future__ import annotations
+
+import logging
+
+from bot.github.api import GitHubAPIError, GitHubClient, IssueComment
+from bot.github.comment import has_marker, parse_marker, render_match, render_no_match
+from bot.github.deliveries import DeliveryStore
+from bot.github.events import IssueEvent, read_event
+from bot.service.state import ServiceState
+from kb.feedback import Feedback
+
+log = logging.getLogger(__name__)
+
+
+class Processor:
+    def __init__(self, state: ServiceState, client: GitHubClient, deliveries: DeliveryStore):
+        self.state = state
+        self.settings = state.settings
+        self.client = client
+        self.deliveries = deliveries
+
+    def run(self, delivery_id: str) -> None:
+        delivery = self.deliveries.start(delivery_id)
+        if delivery is None:
+            return
+        work = read_event(delivery.event, delivery.payload)
+        try:
+            if isinstance(work, str):
+                result = f"ignored: {work}"
+            elif work.kind == "feedback":
+                result = self.feedback(work)
+            else:
+                result = self.report(work)
+        except GitHubAPIError as exc:
+            # Still failing after the client's retries: a transient failure is tried again at the next start.
+            status = "pending" if exc.retryable else "failed"
+            log.error("delivery %s (%s) %s: %s", delivery_id, delivery.event, status, exc)
+            self.deliveries.finish(delivery_id, status, str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - a bug here must not retry forever; the log has the traceback
+            log.exception("delivery %s (%s) failed", delivery_id, delivery.event)
+            self.deliveries.finish(delivery_id, "failed", f"{type(exc).__name__}: {exc}")
+            return
+        log.info("delivery %s (%s): %s", delivery_id, delivery.event, result)
+        self.deliveries.finish(delivery_id, "done", result)
+
+    def report(self, ev: IssueEvent) -> str:
+        diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}")
+        existing = self.find_ours(ev)
+        where = f"{ev.repo}#{ev.number}"
+        if diag.verdict == "match":
+            self.upsert(ev, existing, self._render_match(diag))
+            self.client.add_label(ev.repo, ev.number, self.settings.github_label)
+            return f"{where}: answered with {diag.matches[0].entry_id}"
+        previous = parse_marker(existing.body) if existing else None
+        if previous and previous.entry_id and ev.event == "issues":
+            # The edited issue no longer fits the entry we proposed: say so rather than leave a wrong answer.
+            # (A new comment never downgrades an answer: "+1, same here" is not a different report.)
+            self.upsert(ev, existing, render_no_match(diag, previous))
+            self.client.remove_label(ev.repo, ev.number, self.settings.github_label)
+            return f"{where}: no match any more; comment updated"
+        if existing is None and self.settings.github_comment_no_match:
+            self.upsert(ev, None, render_no_match(diag))
+            return f"{where}: no match; said so"
+        return f"{where}: no match; nothing posted"
+
+    def feedback(self, ev: IssueEvent) -> str:
+        ours = self.find_ours(ev)
+        mark = parse_marker(ours.body) if ours else None
+        if mark is None or not mark.entry_id:
+            self._react(ev, "confused")
+            return f"{ev.repo}#{ev.number}: /triage {ev.verdict} but no answer of ours to judge"
+        self.state.record_feedback(Feedback(
+            source="github", user=ev.user, entry_id=mark.entry_id, signature=mark.signature, verdict=ev.verdict,
+            context={"repo": ev.repo, "issue": ev.number, "comment_url": ev.url},
+        ))
+        self._react(ev, "+1")
+        result = f"{ev.repo}#{ev.number}: {ev.user} marked {mark.entry_id} {ev.verdict}"
+        if ev.verdict == "wrong":
+            result += "; " + self._rediagnose(ev, ours, mark)
+        return result
+
+    def _rediagnose(self, ev: IssueEvent, ours: IssueComment, mark) -> str:
+        """After `/triage wrong`, answer again from the issue itself: the matcher now skips the rejected entry."""
+        diag = self.state.diagnose(ev.report_text(with_comment=False), name=f"{ev.repo}#{ev.number}")
+        if diag.verdict == "match" and diag.matches[0].entry_id != mark.entry_id:
+            self.upsert(ev, ours, self._render_match(diag))
+            return f"now answered with {diag.matches[0].entry_id}"
+        if diag.verdict == "match":
+            return "the matcher still proposes it"
+        self.upsert(ev, ours, render_no_match(diag, mark, why=f"{ev.user} marked it wrong"))
+        self.client.remove_label(ev.repo, ev.number, self.settings.github_label)
+        return "no other entry fits; comment updated"
+
+    def _render_match(self, diag) -> str:
+        confirmed = self.state.repro.verified_fix(diag.matches[0].entry_id) if self.state.repro else None
+        return render_match(diag, self.state.kb.documents(), confirmed.environment if confirmed else None)
+
+    def find_ours(self, ev: IssueEvent) -> IssueComment | None:
+        """The bot's comment on this issue: the oldest one that carries the marker."""
+        return next((c for c in self.client.issue_comments(ev.repo, ev.number) if has_marker(c.body)), None)
+
+    def upsert(self, ev: IssueEvent, existing: IssueComment | None, body: str) -> None:
+        """Edit our comment in place, or post it. A failed post is retried only after looking again, since a
+        5xx can hide a comment that was in fact created."""
+        policy = self.client.policy
+        for attempt in range(1, policy.attempts + 1):
+            if existing is not None:
+                if existing.body != body:
+                    self.client.update_comment(ev.repo, existing.id, body)
+                return
+            try:
+                self.client.create_comment(ev.repo, ev.number, body)
+                return
+            except GitHubAPIError as exc:
+                if not exc.retryable or attempt == policy.attempts:
+                    raise
+                log.warning("%s; looking for our comment again, then try %d of %d in %.1f s",
+                            exc, attempt + 1, policy.attempts, exc.wait)
+                self.client.sleep(exc.wait)
+                existing = self.find_ours(ev)
+
+    def _react(self, ev: IssueEvent, content: str) -> None:
+        if ev.comment_id is None:
+            return
+        try:
+            self.client.react(ev.repo, ev.comment_id, content)
+        except GitHubAPIError as exc:  # an acknowledgement only; the feedback itself is recorded
+            log.warning("could not react to %s: %s", ev.url or ev.comment_id, exc)

@@ -1,0 +1,143 @@
+"""The JSON API: /v1/diagnose, /v1/search, /v1/entries, and /healthz."""
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, ValidationError
+
+from bot.service.errors import ServiceError
+from bot.service.state import ServiceState, service_state
+from kb.models import Diagnosis, Document
+from kb.report_input import decode_report
+
+router = APIRouter()
+State = Annotated[ServiceState, Depends(service_state)]
+
+
+class DiagnoseRequest(BaseModel):
+    text: str = Field(description="The report: a traceback, a log excerpt, an issue body")
+    top: int = Field(3, ge=1, le=20, description="At most this many matches")
+    name: str = Field("<request>", max_length=200, description="A name for the input, echoed as `input`")
+
+
+class SearchHit(BaseModel):
+    doc_id: str
+    chunk_id: str
+    source: str
+    section: str
+    text: str
+    score: float
+    dense: float
+    bm25: float
+
+
+class EntrySummary(BaseModel):
+    entry_id: str
+    title: str
+    source: str
+    langs: list[str]
+    libraries: list[str]
+
+
+class Health(BaseModel):
+    ok: bool
+    status: str
+    entries: int | None = None
+    kb: str | None = None
+
+
+_DIAGNOSE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": DiagnoseRequest.model_json_schema()},
+            "multipart/form-data": {
+                "schema": {"type": "object", "required": ["file"],
+                           "properties": {"file": {"type": "string", "format": "binary"},
+                                          "top": {"type": "integer", "default": 3}}}
+            },
+            "text/plain": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+async def _read_diagnose_request(request: Request, max_report_bytes: int) -> DiagnoseRequest:
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "multipart/form-data":
+        form = await request.form()
+        upload = form.get("file")
+        if upload is None or isinstance(upload, str):
+            raise ServiceError(422, "invalid_request", "file: send the report as a form field named 'file'")
+        name = upload.filename or "<upload>"
+        fields = {"text": _decoded(await upload.read(), max_report_bytes, name), "name": name,
+                  "top": form.get("top", 3)}
+    elif ctype == "text/plain":
+        fields = {"text": _decoded(await request.body(), max_report_bytes, "body")}
+    elif ctype in ("application/json", ""):
+        try:
+            fields = json.loads(await request.body())
+        except ValueError:
+            raise ServiceError(400, "bad_request", "The body is not valid JSON.") from None
+    else:
+        raise ServiceError(415, "unsupported_media_type",
+                           "Send JSON {\"text\": ...}, a multipart form with a 'file' field, or text/plain.")
+    try:
+        return DiagnoseRequest.model_validate(fields)
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]) from None
+
+
+def _decoded(data: bytes, max_report_bytes: int, what: str) -> str:
+    text, problem = decode_report(data, max_report_bytes)
+    if problem:
+        raise ServiceError(400, "bad_input", f"{what}: {problem}")
+    return text
+
+
+@router.post("/v1/diagnose", response_model=Diagnosis, openapi_extra=_DIAGNOSE_BODY,
+             summary="Diagnose a report (the object `diagnose --json` prints)")
+async def diagnose(request: Request, state: State) -> Diagnosis:
+    state.require_ready()
+    body = await _read_diagnose_request(request, state.settings.max_report_bytes)
+    text = body.text
+    if len(text.encode("utf-8", errors="replace")) > state.settings.max_report_bytes:
+        text, _ = decode_report(text.encode("utf-8", errors="replace"), state.settings.max_report_bytes)
+    return await run_in_threadpool(state.diagnose, text, body.name, body.top)
+
+
+@router.get("/v1/search", response_model=list[SearchHit], summary="Hybrid (dense + BM25) search")
+async def search(state: State, q: Annotated[str, Query(min_length=1, max_length=10_000)],
+                 top: Annotated[int, Query(ge=1, le=100)] = 5) -> list[SearchHit]:
+    results = await run_in_threadpool(state.search, q, top)
+    return [SearchHit(**r.__dict__) for r in results]
+
+
+@router.get("/v1/entries", response_model=list[EntrySummary], summary="Every entry of the knowledge base")
+async def entries(state: State) -> list[EntrySummary]:
+    state.require_ready()
+    return [EntrySummary(entry_id=d.doc_id, title=d.title, source=d.source, langs=d.langs, libraries=d.libraries)
+            for d in state.kb.documents().values()]
+
+
+@router.get("/v1/entries/{entry_id}", response_model=Document, summary="One entry with all extracted fields")
+async def entry(entry_id: str, state: State) -> Document:
+    state.require_ready()
+    doc = state.kb.documents().get(entry_id)
+    if doc is None:
+        raise ServiceError(404, "not_found", f"No entry {entry_id!r} in this knowledge base (see /v1/entries).")
+    return doc
+
+
+@router.get("/healthz", response_model=Health, summary="200 once the knowledge base is loaded, else 503")
+async def healthz(state: State):
+    if state.ready:
+        return Health(ok=True, status="ready", entries=len(state.kb.documents()), kb=str(state.kb.path))
+    status = "failed" if state.load_error else "loading"
+    return JSONResponse(Health(ok=False, status=status).model_dump(), status_code=503)

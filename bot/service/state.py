@@ -1,0 +1,102 @@
+"""What the running service holds: settings, the loaded KB, its diagnoser and feedback store, and hooks to run
+once the KB is ready. Routes get it with `service_state(request)`; surfaces (GitHub, Slack) keep theirs beside it.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fastapi import Request
+
+from bot.service.errors import NotReady
+from kb.config import Settings
+
+if TYPE_CHECKING:
+    from kb.diagnose import Diagnoser
+    from kb.feedback import Feedback, FeedbackStore
+    from kb.index.hybrid import KnowledgeBase
+    from kb.models import Diagnosis
+    from kb.repro.results import ResultStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ServiceState:
+    settings: Settings
+    kb: KnowledgeBase | None = None
+    diagnoser: Diagnoser | None = None
+    feedback: FeedbackStore | None = None
+    repro: ResultStore | None = None
+    load_error: str | None = None
+    # Called (in the loading thread) once the KB is ready: resume persisted work, warm caches.
+    ready_hooks: list[Callable[[ServiceState], None]] = field(default_factory=list)
+    # The matcher keeps per-call state, the embedder is not re-entrant, and the matcher reads the feedback table
+    # that surfaces write: one diagnosis (or feedback write) at a time.
+    _diagnose_lock: threading.Lock = field(default_factory=threading.Lock)
+    _ready: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    def load(self, kb: KnowledgeBase | None = None) -> None:
+        """Open the KB (unless given), build the diagnoser, warm the query encoder, then run the ready hooks."""
+        from kb.diagnose import Diagnoser
+        from kb.feedback import FeedbackStore
+        from kb.repro.results import ResultStore
+
+        started = time.monotonic()
+        try:
+            if kb is None:
+                from bot.cli import open_kb
+
+                kb = open_kb(self.settings, self.settings.kb)
+            feedback = FeedbackStore(kb.path)
+            repro = ResultStore(kb.path)
+            # Feedback makes the matcher skip entries marked wrong for a report's signature; repro results decide
+            # whether a fix marked "repro" counts as verified (as in `diagnose`).
+            diagnoser = Diagnoser(kb, feedback=feedback, repro=repro)
+            kb.embed_query("warm up")
+        except Exception as exc:  # noqa: BLE001 - reported by /healthz and the log, not raised into the loop
+            self.load_error = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
+            log.error("knowledge base failed to load: %s", self.load_error)
+            return
+        self.kb, self.feedback, self.repro, self.diagnoser = kb, feedback, repro, diagnoser
+        self._ready.set()
+        log.info("knowledge base %s loaded (%d entries) in %.1f s", kb.path, len(kb.documents()),
+                 time.monotonic() - started)
+        for hook in self.ready_hooks:
+            try:
+                hook(self)
+            except Exception:  # noqa: BLE001 - one surface's hook must not keep the others from starting
+                log.exception("ready hook %s failed", getattr(hook, "__name__", hook))
+
+    def require_ready(self) -> None:
+        if not self.ready:
+            message = (f"The knowledge base failed to load: {self.load_error}" if self.load_error
+                       else "The knowledge base is still loading; retry in a few seconds.")
+            raise NotReady(message)
+
+    def diagnose(self, text: str, name: str = "<request>", top: int = 3) -> Diagnosis:
+        self.require_ready()
+        with self._diagnose_lock:
+            return self.diagnoser.diagnose(text, name=name, top=top)
+
+    def record_feedback(self, fb: Feedback) -> Feedback:
+        self.require_ready()
+        with self._diagnose_lock:
+            return self.feedback.record(fb)
+
+    def search(self, text: str, top: int = 5):
+        self.require_ready()
+        with self._diagnose_lock:
+            return self.kb.search(text, top=top)
+
+
+def service_state(request: Request) -> ServiceState:
+    return request.app.state.triage

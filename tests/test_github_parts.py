@@ -1,0 +1,147 @@
+"""The GitHub pieces on their own: signatures, the marker, reading events, the comment, and the API client's
+retries and pagination against the fake GitHub server (real HTTP on 127.0.0.1)."""
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from bot.github.api import GitHubAPIError, GitHubClient
+from bot.github.comment import feedback_command, has_marker, marker, parse_marker, render_match, render_no_match
+from bot.github.events import read_event
+from bot.github.signature import sign, signature_ok
+from kb.config import Settings
+from kb.models import Diagnosis, Document, FixOut, MatchOut, QueryOut
+from tests.fakes.github_api import FakeGitHub
+from tests.service_support import comment_payload, issue_payload
+
+
+def test_signature_matches_githubs_published_example():
+    # The example in GitHub's "Validating webhook deliveries" documentation.
+    secret, body = b"It's a Secret to Everybody", b"Hello, World!"
+    expected = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+    assert sign(secret, body) == expected and signature_ok(secret, body, expected)
+    assert not signature_ok(secret, body + b" ", expected)
+    assert not signature_ok(b"another secret", body, expected)
+    for bad in (None, "", expected[7:], "sha1=" + expected[7:], expected[:-1], expected.upper()):
+        assert not signature_ok(secret, body, bad)
+
+
+def test_marker_round_trips_any_entry_and_signature():
+    sig = "RuntimeError: size mismatch --> <x> for {name}: torch.Size([0])\nsecond line"
+    m = marker("my entry/with spaces", sig)
+    assert m.startswith("<!-- triage-kb ") and m.count("-->") == 1 and "\n" not in m
+    body = f"{m}\n### triage-kb: this looks like a known issue\n..."
+    assert has_marker(body)
+    got = parse_marker(body)
+    assert (got.entry_id, got.signature) == ("my entry/with spaces", sig)
+    assert parse_marker("no marker here") is None and not has_marker(None)
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("/triage wrong", "wrong"), ("  /TRIAGE Fixed, thanks", "fixed"), ("thanks!\n/triage wrong\nnot my case", "wrong"),
+    ("I think `/triage wrong` is", None), ("/triage wrongly", None), ("/triage", None), ("", None),
+])
+def test_feedback_commands(text, verdict):
+    assert feedback_command(text) == verdict
+
+
+def test_reading_events():
+    ev = read_event("issues", issue_payload(3, "T", "body text"))
+    assert (ev.kind, ev.repo, ev.number, ev.user, ev.report_text()) == ("report", "acme/trainer", 3, "alice",
+                                                                         "T\n\nbody text")
+    ev = read_event("issue_comment", comment_payload(3, "T", "body", "more output"))
+    assert ev.kind == "report" and ev.report_text() == "T\n\nbody\n\nmore output" and ev.comment_id == 555
+    assert read_event("issue_comment", comment_payload(3, "T", "b", "/triage fixed")).verdict == "fixed"
+    pr = comment_payload(3, "T", "b", "c")
+    pr["issue"]["pull_request"] = {"url": "https://api.github.com/repos/acme/trainer/pulls/3"}
+    assert read_event("issue_comment", pr) == "pull requests are not triaged"
+    assert read_event("issues", issue_payload(3, "T", "b", sender="dependabot[bot]")) == "sent by a bot"
+    assert read_event("issues", issue_payload(3, "T", "b", action="labeled")) == "issues.labeled is not handled"
+    assert read_event("issues", {"action": "opened", "issue": {}, "sender": {}}).startswith("no repository")
+
+
+def _diag(fixes: list[FixOut]) -> Diagnosis:
+    match = MatchOut(entry_id="e1", title="Title with <b>html</b> and @someone", source="e1.md", score=0.9,
+                     root_cause="Because\nof <reasons>.", fixes=fixes,
+                     evidence=["report line: RuntimeError: `x`", "entry line: RuntimeError: y", "signals: bm25 1.00"])
+    return Diagnosis(input="r", verdict="match", confidence=0.93, matches=[match],
+                     query=QueryOut(exception_type="RuntimeError", message="m", signature="RuntimeError: m"))
+
+
+def test_the_comment_says_what_was_verified_and_how():
+    doc = Document(doc_id="e1", source="e1.md", content_hash="h", repro="recipe-1", affected="torch>=2.6")
+    diag = _diag([FixOut(text="Do A.", verified=True, verified_by="repro"),
+                  FixOut(text="Do B.", verified=True, verified_by="maintainer"),
+                  FixOut(text="Do C.", verified=False, verified_by="none")])
+    body = render_match(diag, {"e1": doc}, {"torch": "2.13.0", "cuda": "12.4", "device": "NVIDIA H100"})
+    assert body.splitlines()[0] == marker("e1", "RuntimeError: m")
+    assert "✅ **verified by repro** `recipe-1` on torch 2.13.0, cuda 12.4, device NVIDIA H100: Do A." in body
+    assert "✅ verified by the maintainer: Do B." in body and "\n- Do C." in body
+    assert "Confidence 93%" in body and "source `e1.md`" in body
+    assert "affected: torch>=2.6" in body
+    assert "report line: `RuntimeError: 'x'`" in body and "signals:" not in body
+    assert "<b>" not in body and "@someone" not in body and "Because of &lt;reasons>." in body
+    assert "/triage wrong" in body and "/triage fixed" in body
+
+    unconfirmed = render_match(_diag([FixOut(text="Do A.", verified=False, verified_by="repro")]), {"e1": doc})
+    assert "repro recipe `recipe-1` (not yet confirmed by a run): Do A." in unconfirmed
+    assert "verified by repro" not in unconfirmed
+
+    nothing = Diagnosis(input="r", verdict="no_match", confidence=0.8, matches=[], reason="no entry explains it",
+                        query=QueryOut(exception_type=None, message="", signature="S"),
+                        related=[diag.matches[0].model_copy(update={"reason": "conflicting fact"})])
+    text = render_no_match(nothing, parse_marker(body), why="bob marked it wrong")
+    assert parse_marker(text).entry_id == "" and "`e1`; bob marked it wrong." in text
+    assert "no entry explains it" in text and "(conflicting fact)" in text
+
+
+@pytest.fixture
+def fake():
+    with FakeGitHub(token="t", page_size=1) as f:
+        yield f
+
+
+def client_for(url: str, sleeps: list, **kw) -> GitHubClient:
+    settings = Settings(github_api_url=url, github_token="t", github_retry_attempts=kw.get("attempts", 4),
+                        github_retry_backoff_s=0.5, github_retry_max_wait_s=30)
+    return GitHubClient(settings, sleep=sleeps.append)
+
+
+def test_client_follows_pagination_and_waits_as_github_asks(fake):
+    for i in range(3):
+        fake.add_comment("o/r", 1, f"c{i}")
+    sleeps: list[float] = []
+    client = client_for(fake.url, sleeps)
+    assert [c.body for c in client.issue_comments("o/r", 1)] == ["c0", "c1", "c2"]
+    assert len(fake.calls_to("GET")) == 3 and sleeps == []
+
+    fake.fail("POST", r"/labels$", 429, headers={"Retry-After": "7"})
+    fake.fail("POST", r"/labels$", 403, headers={"x-ratelimit-remaining": "0",
+                                                 "x-ratelimit-reset": str(int(time.time()) + 20)})
+    fake.fail("POST", r"/labels$", 503)
+    client.add_label("o/r", 1, "triage:known-issue")
+    assert fake.labels[("o/r", 1)] == ["triage:known-issue"]
+    assert sleeps[0] == 7 and 15 <= sleeps[1] <= 20 and 0.5 * 4 * 0.8 <= sleeps[2] <= 0.5 * 4 * 1.2
+
+    # Not retried: a plain 403, a 404, and creating a comment (the caller looks again first).
+    fake.fail("PATCH", r"/comments/\d+$", 403)
+    with pytest.raises(GitHubAPIError) as err:
+        client.update_comment("o/r", 1, "x")
+    assert err.value.status == 403 and not err.value.retryable
+    fake.fail("POST", r"/comments$", 502)
+    with pytest.raises(GitHubAPIError) as err:
+        client.create_comment("o/r", 1, "x")
+    assert err.value.retryable and len(fake.calls_to("POST", r"/comments$")) == 1
+    assert all(c.auth == "Bearer t" for c in fake.calls)
+
+
+def test_client_retries_network_errors_then_gives_up():
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    sleeps: list[float] = []
+    with pytest.raises(GitHubAPIError) as err:
+        client_for(url, sleeps, attempts=3).add_label("o/r", 1, "x")
+    assert err.value.retryable and err.value.status is None and len(sleeps) == 2

@@ -1,0 +1,287 @@
+"""The GitHub auto-commenter end to end: signed deliveries in GitHub's shapes, POSTed over real HTTP to the app
+under uvicorn, with a fake GitHub API (a real HTTP server on 127.0.0.1) receiving the bot's calls."""
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+import uuid
+
+import httpx
+import pytest
+
+from bot.github.signature import sign
+from bot.service.app import create_app
+from kb.config import Settings
+from kb.feedback import FeedbackStore
+from kb.index.hybrid import KnowledgeBase
+from tests.fakes.github_api import FakeGitHub
+from tests.service_support import (REPORTS, LiveServer, ServeProcess, comment_payload, issue_payload, post_webhook,
+                                   small_kb, wait_until)
+
+pytestmark = pytest.mark.slow
+
+SECRET = "webhook-secret-for-tests"
+TOKEN = "token-for-tests"
+REPO = "acme/trainer"
+LABEL = "triage:known-issue"
+ZERO3 = (REPORTS / "zero3_model_side.txt").read_text()
+NCCL = ("NCCL crashes at start inside our training container\n\n```\n"
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled system error\n"
+        "Error while creating shared memory segment /dev/shm/nccl-abc123 (size 9637888)\n```\n")
+UNRELATED = (REPORTS / "unrelated.txt").read_text()
+
+
+def gh_settings(cache_dir, kb_dir, api_url, **extra) -> Settings:
+    values = dict(cache_dir=cache_dir, kb=kb_dir, github_webhook_secret=SECRET, github_token=TOKEN,
+                  github_api_url=api_url, github_retry_backoff_s=0.01, github_retry_max_wait_s=0.05)
+    return Settings(**{**values, **extra})
+
+
+@pytest.fixture(scope="module")
+def fake():
+    # Two comments per page, so finding our comment among a few others means following the Link header.
+    with FakeGitHub(token=TOKEN, page_size=2) as f:
+        yield f
+
+
+@pytest.fixture(scope="module")
+def service(cache_dir, tmp_path_factory, fake):
+    kb_dir = small_kb(cache_dir, tmp_path_factory.mktemp("github") / "kb")
+    with LiveServer(create_app(gh_settings(cache_dir, kb_dir, fake.url))) as srv:
+        srv.kb_dir = kb_dir
+        yield srv
+
+
+@pytest.fixture(autouse=True)
+def clean_fake(fake):
+    fake.reset()
+
+
+def delivery(kb_dir, delivery_id) -> tuple[str, int, str] | None:
+    conn = sqlite3.connect(kb_dir / "state.sqlite")
+    try:
+        return conn.execute("SELECT status, attempts, result FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+    finally:
+        conn.close()
+
+
+def processed(service, delivery_id) -> tuple[str, int, str]:
+    row = wait_until(lambda: (r := delivery(service.kb_dir, delivery_id)) and r[0] in ("done", "failed") and r, 30)
+    assert row, f"delivery {delivery_id} was not processed: {delivery(service.kb_dir, delivery_id)}"
+    return row
+
+
+def send(service, event, payload, **kw) -> tuple[httpx.Response, str]:
+    delivery_id = kw.pop("delivery", None) or str(uuid.uuid4())
+    return post_webhook(service.url, event, payload, kw.pop("secret", SECRET), delivery=delivery_id, **kw), delivery_id
+
+
+def never_closes_or_locks(fake) -> None:
+    assert not fake.calls_to("PATCH", r"/issues/\d+$")
+    assert not fake.calls_to("PUT", r"/lock$")
+
+
+def test_opened_issue_with_a_known_traceback_gets_one_comment_and_the_label(service, fake):
+    resp, did = send(service, "issues", issue_payload(1, "ZeRO-3 value head load fails", ZERO3))
+    assert resp.status_code == 202 and resp.json()["status"] == "accepted"
+    assert processed(service, did)[0] == "done"
+
+    [comment] = fake.bot_comments(REPO, 1)
+    body = comment["body"]
+    assert body.startswith("<!-- triage-kb entry=zero3_load sig=")
+    for part in ("resuming under ZeRO-3", "Root cause", "GatheredParameters", "verified by the reporter",
+                 "report line: ", "source `zero3_load.md`", "/triage wrong", "/triage fixed"):
+        assert part in body
+    assert fake.labels[(REPO, 1)] == [LABEL]
+    assert all(c.auth == f"Bearer {TOKEN}" for c in fake.calls)
+    never_closes_or_locks(fake)
+
+    # GitHub redelivers the same delivery: nothing new happens.
+    before = len(fake.calls)
+    again = post_webhook(service.url, "issues", issue_payload(1, "ZeRO-3 value head load fails", ZERO3), SECRET,
+                         delivery=did)
+    assert again.status_code == 200 and again.json()["status"] == "duplicate"
+    time.sleep(0.3)
+    assert len(fake.calls) == before and len(fake.bot_comments(REPO, 1)) == 1
+
+
+def test_an_edit_updates_the_same_comment_and_a_non_match_takes_the_answer_back(service, fake):
+    for i in range(3):  # other people's comments first: ours lands on the second page
+        fake.add_comment(REPO, 2, f"same here ({i})")
+    _, did = send(service, "issues", issue_payload(2, "load fails", ZERO3))
+    assert processed(service, did)[0] == "done"
+    [first] = fake.bot_comments(REPO, 2)
+
+    _, did = send(service, "issues", issue_payload(2, "NCCL fails in the container", NCCL, action="edited"))
+    assert processed(service, did)[0] == "done"
+    [edited] = fake.bot_comments(REPO, 2)
+    assert edited["id"] == first["id"]
+    assert "entry=nccl_shm" in edited["body"] and "--shm-size" in edited["body"]
+    assert [c.path for c in fake.calls_to("PATCH")] == [f"/repos/{REPO}/issues/comments/{first['id']}"]
+    assert len(fake.calls_to("POST", r"/comments$")) == 1
+    assert any(c.query.get("page") == ["2"] for c in fake.calls_to("GET", r"/issues/2/comments"))
+
+    _, did = send(service, "issues", issue_payload(2, "yaml missing", UNRELATED, action="edited"))
+    assert processed(service, did)[0] == "done"
+    [taken_back] = fake.bot_comments(REPO, 2)
+    assert taken_back["id"] == first["id"]
+    assert "no known postmortem fits" in taken_back["body"] and "`nccl_shm`" in taken_back["body"]
+    assert fake.labels[(REPO, 2)] == []
+    never_closes_or_locks(fake)
+
+
+@pytest.mark.parametrize("how", ["missing", "bad", "wrong_secret", "sha1"])
+def test_unsigned_or_badly_signed_deliveries_get_401_and_nothing_happens(service, fake, how):
+    payload = issue_payload(3, "load fails", ZERO3)
+    kw = {"missing": dict(secret=None), "bad": dict(signature="sha256=" + "0" * 64),
+          "wrong_secret": dict(secret="not-the-secret"), "sha1": dict(signature="sha1=" + "0" * 40)}[how]
+    resp, did = send(service, "issues", payload, **kw)
+    assert resp.status_code == 401
+    assert resp.json() == {"ok": False, "status": 401, "code": "bad_signature", "error": resp.json()["error"],
+                           "request_id": resp.headers["x-request-id"]}
+    time.sleep(0.2)
+    assert fake.calls == []
+    assert delivery(service.kb_dir, did) is None
+
+
+def test_the_bot_never_answers_bots_or_itself(service, fake):
+    resp, did1 = send(service, "issues", issue_payload(4, "load fails", ZERO3, sender="ci[bot]", sender_type="Bot"))
+    assert resp.status_code == 200 and resp.json() == {"ok": True, "status": "ignored", "reason": "sent by a bot"}
+    ours = "<!-- triage-kb entry=zero3_load sig=x -->\n### triage-kb: this looks like a known issue\n" + ZERO3
+    resp, did2 = send(service, "issue_comment", comment_payload(4, "load fails", "", ours))
+    assert resp.status_code == 200 and "marker" in resp.json()["reason"]
+    time.sleep(0.2)
+    assert fake.calls == []
+    assert delivery(service.kb_dir, did1) is None and delivery(service.kb_dir, did2) is None
+
+
+def test_ping_other_events_and_bad_headers(service, fake):
+    resp, _ = send(service, "ping", {"zen": "Keep it logically awesome.", "hook_id": 7})
+    assert resp.status_code == 200 and resp.json()["status"] == "pong"
+    resp, _ = send(service, "push", {"ref": "refs/heads/main"})
+    assert resp.status_code == 200 and resp.json()["status"] == "ignored"
+    resp, _ = send(service, "issues", issue_payload(5, "t", ZERO3, action="closed"))
+    assert resp.json()["reason"] == "issues.closed is not handled"
+    resp = httpx.post(f"{service.url}/github/webhook", content=b"not json",
+                      headers={"X-GitHub-Event": "issues", "X-GitHub-Delivery": "d-1",
+                               "X-Hub-Signature-256": sign(SECRET.encode(), b"not json")})
+    assert resp.status_code == 400 and resp.json()["code"] == "bad_request"
+    assert fake.calls == []
+
+
+def test_api_failures_are_retried_and_a_lost_post_is_not_doubled(service, fake):
+    fake.fail("POST", r"/issues/10/comments$", 502)
+    _, did = send(service, "issues", issue_payload(10, "load fails", ZERO3))
+    assert processed(service, did)[0] == "done"
+    assert len(fake.bot_comments(REPO, 10)) == 1
+    assert [c.path for c in fake.calls_to("POST", r"/comments$")] == [f"/repos/{REPO}/issues/10/comments"] * 2
+
+    # A 502 that in fact created the comment: looking again before posting again keeps it to one.
+    fake.fail("POST", r"/issues/11/comments$", 502, apply=True)
+    _, did = send(service, "issues", issue_payload(11, "load fails", ZERO3))
+    assert processed(service, did)[0] == "done"
+    assert len(fake.bot_comments(REPO, 11)) == 1 and len(fake.calls_to("POST", r"/issues/11/comments$")) == 1
+
+    # Rate limits: 429 with Retry-After, and 403 with x-ratelimit-remaining: 0.
+    fake.fail("GET", r"/issues/12/comments$", 429, headers={"Retry-After": "1"})
+    fake.fail("POST", r"/issues/12/labels$", 403, times=2,
+              headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()) + 1)})
+    _, did = send(service, "issues", issue_payload(12, "load fails", ZERO3))
+    assert processed(service, did)[0] == "done"
+    assert fake.labels[(REPO, 12)] == [LABEL] and len(fake.calls_to("POST", r"/issues/12/labels$")) == 3
+
+    # A refusal that retrying cannot fix (no rate-limit headers) fails the delivery at once.
+    fake.fail("POST", r"/issues/13/labels$", 403)
+    _, did = send(service, "issues", issue_payload(13, "load fails", ZERO3))
+    status, attempts, result = processed(service, did)
+    assert (status, attempts) == ("failed", 1) and "403" in result
+    assert len(fake.calls_to("POST", r"/issues/13/labels$")) == 1
+
+
+def test_no_match_posts_nothing_by_default(service, fake):
+    _, did = send(service, "issues", issue_payload(14, "yaml", UNRELATED))
+    assert "no match; nothing posted" in processed(service, did)[2]
+    assert not fake.calls_to("POST") and not fake.calls_to("PATCH")
+
+
+def test_triage_fixed_and_wrong_are_recorded_and_wrong_takes_the_answer_back(service, fake):
+    _, did = send(service, "issues", issue_payload(20, "load fails", ZERO3))
+    processed(service, did)
+    [ours] = fake.bot_comments(REPO, 20)
+    diag = httpx.post(f"{service.url}/v1/diagnose", json={"text": "load fails\n\n" + ZERO3}).json()
+    signature = diag["query"]["signature"]
+
+    _, did = send(service, "issue_comment", comment_payload(20, "load fails", ZERO3, "/triage fixed",
+                                                            sender="carol", comment_id=902))
+    assert "carol marked zero3_load fixed" in processed(service, did)[2]
+    _, did = send(service, "issue_comment", comment_payload(20, "load fails", ZERO3, "/triage wrong\nnot my case",
+                                                            sender="bob", comment_id=901))
+    assert "bob marked zero3_load wrong" in processed(service, did)[2]
+
+    got = {(f.user, f.verdict): f for f in FeedbackStore(service.kb_dir).list()}
+    wrong, fixed = got[("bob", "wrong")], got[("carol", "fixed")]
+    assert (wrong.source, wrong.entry_id, wrong.signature) == ("github", "zero3_load", signature)
+    assert wrong.context["issue"] == 20 and wrong.context["repo"] == REPO
+    assert fixed.entry_id == "zero3_load" and fixed.signature == signature
+    assert (901, "+1") in fake.reactions and (902, "+1") in fake.reactions
+    # The issue is answered again without the rejected entry: the small KB has no other, so our one comment now
+    # says so and the label goes. The commands themselves were not diagnosed as reports.
+    [after] = fake.bot_comments(REPO, 20)
+    assert after["id"] == ours["id"]
+    assert "no known postmortem fits" in after["body"] and "`zero3_load`; bob marked it wrong" in after["body"]
+    assert fake.labels[(REPO, 20)] == []
+    # The matcher itself no longer proposes it for this report.
+    again = httpx.post(f"{service.url}/v1/diagnose", json={"text": "load fails\n\n" + ZERO3}).json()
+    assert "zero3_load" not in [m["entry_id"] for m in again["matches"]]
+
+    # A command on an issue we never answered is acknowledged as not understood, and nothing is recorded.
+    count = len(FeedbackStore(service.kb_dir).list())
+    _, did = send(service, "issue_comment", comment_payload(21, "t", UNRELATED, "/triage wrong", comment_id=903))
+    assert "no answer of ours" in processed(service, did)[2]
+    assert (903, "confused") in fake.reactions and len(FeedbackStore(service.kb_dir).list()) == count
+
+
+def test_webhooks_are_refused_without_a_secret(cache_dir, tmp_path, fake, caplog):
+    kb_dir = small_kb(cache_dir, tmp_path / "kb")
+    settings = gh_settings(cache_dir, kb_dir, fake.url, github_webhook_secret=None)
+    kb = KnowledgeBase.open(kb_dir, settings)
+    caplog.set_level(logging.ERROR, logger="bot.github.webhook")
+    with LiveServer(create_app(settings, kb=kb)) as srv:
+        for _ in range(2):
+            resp = post_webhook(srv.url, "issues", issue_payload(30, "t", ZERO3), "anything")
+            assert resp.status_code == 503 and resp.json()["code"] == "webhook_not_configured"
+    assert [r.getMessage() for r in caplog.records].count(
+        "refusing GitHub webhooks: TRIAGE_GITHUB_WEBHOOK_SECRET is not set") == 1
+    assert fake.calls == []
+
+
+def test_a_delivery_accepted_before_a_crash_is_processed_after_the_restart(cache_dir, tmp_path, fake):
+    kb_dir = small_kb(cache_dir, tmp_path / "kb")
+    env = {"TRIAGE_CACHE_DIR": str(cache_dir), "TRIAGE_GITHUB_WEBHOOK_SECRET": SECRET, "TRIAGE_GITHUB_TOKEN": TOKEN,
+           "TRIAGE_GITHUB_API_URL": fake.url, "TRIAGE_GITHUB_RETRY_BACKOFF_S": "0.01"}
+    server = ServeProcess(kb_dir, env, tmp_path / "serve.log")
+    release = fake.hold("GET", r"/issues/40/comments$")  # the worker stalls on its first API call...
+    try:
+        server.start()
+        payload = issue_payload(40, "load fails", ZERO3)
+        resp = post_webhook(server.url, "issues", payload, SECRET, delivery="d-restart", request_id="rid-restart-1")
+        assert resp.status_code == 202 and resp.headers["x-request-id"] == "rid-restart-1"
+        assert fake.wait_for_call("GET", r"/issues/40/comments$")
+        server.kill()  # ...and the process dies there, accepted but not done
+        release.set()
+        assert fake.bot_comments(REPO, 40) == []
+        assert delivery(kb_dir, "d-restart")[0] == "processing"
+
+        server.start()
+        assert wait_until(lambda: delivery(kb_dir, "d-restart")[0] == "done", 30)
+        assert len(fake.bot_comments(REPO, 40)) == 1 and fake.labels[(REPO, 40)] == [LABEL]
+        again = post_webhook(server.url, "issues", payload, SECRET, delivery="d-restart")
+        assert again.json()["status"] == "duplicate"
+    finally:
+        release.set()
+        server.stop()
+    log = server.log()
+    assert "[rid-restart-1]" in log and "accepted delivery d-restart" in log
+    assert "resuming delivery d-restart" in log
+    assert SECRET not in log and TOKEN not in log

@@ -1,0 +1,148 @@
+"""`triage serve`'s JSON API over real HTTP: the app under uvicorn on 127.0.0.1 with a small real KB."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from bot.service.app import create_app
+from kb.config import Settings
+from tests.service_support import REPORTS, ROOT, LiveServer, small_kb
+
+pytestmark = pytest.mark.slow
+
+ZERO3 = (REPORTS / "zero3_model_side.txt").read_text()
+ERROR_KEYS = {"ok", "status", "code", "error", "request_id"}
+
+
+@pytest.fixture(scope="module")
+def kb_dir(cache_dir, tmp_path_factory):
+    return small_kb(cache_dir, tmp_path_factory.mktemp("service") / "kb")
+
+
+@pytest.fixture(scope="module")
+def settings(cache_dir, kb_dir):
+    return Settings(cache_dir=cache_dir, kb=kb_dir, max_request_bytes=100_000)
+
+
+@pytest.fixture(scope="module")
+def service(settings):
+    app = create_app(settings)
+
+    @app.get("/test-boom")  # a route that fails unexpectedly, to see the 500 in the common shape
+    def boom():
+        raise RuntimeError("secret internals")
+
+    with LiveServer(app) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def client(service):
+    with httpx.Client(base_url=service.url, timeout=30) as c:
+        yield c
+
+
+def assert_error(resp: httpx.Response, status: int, code: str) -> dict:
+    body = resp.json()
+    assert resp.status_code == status
+    assert ERROR_KEYS <= set(body) and body["ok"] is False and body["status"] == status and body["code"] == code
+    assert body["request_id"] == resp.headers["x-request-id"]
+    assert isinstance(body["error"], str) and body["error"] and "\n" not in body["error"]
+    return body
+
+
+def test_healthz_reports_the_loaded_kb(client, kb_dir):
+    resp = client.get("/healthz")
+    assert resp.status_code == 200
+    assert resp.json() == {"ok": True, "status": "ready", "entries": 3, "kb": str(kb_dir)}
+
+
+def test_diagnose_returns_what_diagnose_json_prints(client, settings, kb_dir):
+    report = REPORTS / "zero3_model_side.txt"
+    resp = client.post("/v1/diagnose", json={"text": ZERO3, "name": str(report)})
+    assert resp.status_code == 200
+    env = {**os.environ, "TRIAGE_CACHE_DIR": str(settings.cache_dir), "TRIAGE_KB": str(kb_dir)}
+    cli = subprocess.run([sys.executable, "-m", "bot.cli", "diagnose", "--json", str(report)], cwd=ROOT, env=env,
+                         capture_output=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr.decode()
+    expected = json.loads(cli.stdout)
+    assert resp.json() == expected
+    assert expected["verdict"] == "match" and expected["matches"][0]["entry_id"] == "zero3_load"
+
+
+def test_diagnose_takes_a_file_upload_or_plain_text(client):
+    up = client.post("/v1/diagnose", files={"file": ("report.txt", ZERO3.encode("gb18030"), "text/plain")},
+                     data={"top": "1"})
+    assert up.status_code == 200
+    assert up.json()["input"] == "report.txt" and up.json()["matches"][0]["entry_id"] == "zero3_load"
+    plain = client.post("/v1/diagnose", content=ZERO3.encode(), headers={"content-type": "text/plain"})
+    assert plain.json()["verdict"] == "match"
+    binary = client.post("/v1/diagnose", files={"file": ("core", b"\x00\x01\x02" * 100, "application/octet-stream")})
+    assert "binary" in assert_error(binary, 400, "bad_input")["error"]
+
+
+def test_search_and_entries(client):
+    hits = client.get("/v1/search", params={"q": "NCCL shared memory in a container", "top": 2}).json()
+    assert len(hits) == 2 and hits[0]["doc_id"] == "nccl_shm"
+    entries = client.get("/v1/entries").json()
+    assert sorted(e["entry_id"] for e in entries) == ["lfs_pointer_zh", "nccl_shm", "zero3_load"]
+    entry = client.get("/v1/entries/zero3_load").json()
+    assert entry["doc_id"] == "zero3_load" and "GatheredParameters" in entry["fixes"][0]["text"]
+
+
+def test_every_error_has_the_same_shape(client):
+    assert "nope" in assert_error(client.get("/v1/entries/nope"), 404, "not_found")["error"]
+    assert_error(client.get("/no/such/path"), 404, "not_found")
+    assert_error(client.delete("/healthz"), 405, "method_not_allowed")
+    body = assert_error(client.post("/v1/diagnose", json={"txt": "x"}), 422, "invalid_request")
+    assert body["details"][0]["loc"] == ["body", "text"]
+    assert_error(client.get("/v1/search", params={"q": "x", "top": 0}), 422, "invalid_request")
+    assert_error(client.post("/v1/diagnose", content=b"x", headers={"content-type": "image/png"}), 415,
+                 "unsupported_media_type")
+    # uvicorn closes the connection after an unhandled error: ask on a connection of its own.
+    boom = assert_error(httpx.get(client.base_url.join("/test-boom"), timeout=30), 500, "internal_error")
+    assert "secret internals" not in boom["error"]
+
+
+def test_large_bodies_are_refused_with_413(client):
+    big = json.dumps({"text": "x" * 150_000})
+    assert_error(client.post("/v1/diagnose", content=big, headers={"content-type": "application/json"}), 413,
+                 "payload_too_large")
+
+    def chunks():  # no Content-Length: the limit is enforced while reading
+        for _ in range(20):
+            yield b"y" * 10_000
+
+    assert_error(client.post("/v1/diagnose", content=chunks(), headers={"content-type": "text/plain"}), 413,
+                 "payload_too_large")
+
+
+def test_request_ids_are_echoed_or_made(client):
+    assert client.get("/healthz", headers={"X-Request-ID": "abc-123"}).headers["x-request-id"] == "abc-123"
+    made = client.get("/healthz", headers={"X-Request-ID": "bad id\twith spaces"}).headers["x-request-id"]
+    assert made != "bad id\twith spaces" and len(made) == 32
+    assert client.get("/v1/entries/nope", headers={"X-Request-ID": "r-404"}).json()["request_id"] == "r-404"
+
+
+def test_openapi_docs_are_served(client):
+    spec = client.get("/openapi.json").json()
+    assert {"/v1/diagnose", "/v1/search", "/v1/entries", "/v1/entries/{entry_id}", "/healthz",
+            "/github/webhook"} <= set(spec["paths"])
+    body_types = spec["paths"]["/v1/diagnose"]["post"]["requestBody"]["content"]
+    assert {"application/json", "multipart/form-data"} <= set(body_types)
+    assert client.get("/docs").status_code == 200
+
+
+def test_not_ready_until_the_kb_loads(cache_dir, tmp_path):
+    missing = tmp_path / "no-kb-here"
+    missing.mkdir()
+    with LiveServer(create_app(Settings(cache_dir=cache_dir, kb=missing)), wait_ready=False) as srv:
+        health = httpx.get(f"{srv.url}/healthz", timeout=10)
+        assert health.status_code == 503 and health.json()["status"] in ("loading", "failed")
+        body = assert_error(httpx.post(f"{srv.url}/v1/diagnose", json={"text": ZERO3}, timeout=10), 503, "not_ready")
+        assert "knowledge base" in body["error"]
