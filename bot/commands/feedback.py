@@ -1,0 +1,49 @@
+"""`triage feedback list [--json]`: what people said about answers (Slack buttons, GitHub `/triage` comments)."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from bot.cli import guarded, kb_folder, kb_option, settings_from
+
+
+@click.group()
+def feedback() -> None:
+    """Feedback on answers ("fixed it" / "not it"), kept in the knowledge-base folder."""
+
+
+@feedback.command("list")
+@kb_option
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the N most recent.")
+@click.option("--json", "as_json", is_flag=True, help="A JSON array, newest first.")
+@click.pass_context
+@guarded
+def list_cmd(ctx: click.Context, kb_dir: Path | None, limit: int | None, as_json: bool) -> None:
+    """Recorded feedback, newest first: when, where from, who, verdict, entry and report signature."""
+    from kb.feedback import FeedbackStore
+
+    folder = kb_folder(settings_from(ctx), kb_dir)
+    # Listing must not create a state file (nor the folder) where nothing was ever recorded.
+    rows = FeedbackStore(folder, create=False).list(limit)
+    if as_json:
+        click.echo(json.dumps([fb.as_dict() for fb in rows], ensure_ascii=False))
+        return
+    if not rows:
+        click.echo(f"No feedback recorded in {folder}.")
+        return
+    for fb in rows:
+        when = datetime.fromtimestamp(fb.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+        where = _where(fb.context)
+        click.echo(f"{when}  {fb.source:<6}  {fb.verdict:<5}  {fb.entry_id}  by {fb.user}  {where}".rstrip())
+        click.echo(f"    {fb.signature[:160]}")
+
+
+def _where(context: dict) -> str:
+    if context.get("repo"):
+        return f"{context['repo']}#{context.get('issue', '?')}"
+    if context.get("channel"):
+        return f"channel {context['channel']} message {context.get('message_ts', '?')}"
+    return ""

@@ -1,0 +1,223 @@
+"""A Diagnosis as Slack Block Kit, always inside Slack's limits. Pure: no I/O.
+
+Slack rejects a whole message when one part is too long (section text over 3000 characters, a header over 150, more
+than 50 blocks, a button value over 2000) and, in practice, when all the blocks together pass about 13k characters.
+So every piece of text is escaped, then cut to its own budget, and the budgets add up to well under that.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from kb.models import Diagnosis, MatchOut
+
+SECTION_MAX = 3000
+HEADER_MAX = 150
+CONTEXT_ELEMENTS_MAX = 10
+BLOCKS_MAX = 50
+BUTTON_VALUE_MAX = 2000
+FALLBACK_MAX = 300          # the notification text: a summary, never the report
+
+# Budgets for the parts of an answer (characters of mrkdwn, after escaping).
+ROOT_CAUSE_MAX = 2000
+FIXES_MAX = 2500
+EVIDENCE_MAX = 1500
+LINE_MAX = 300
+EVIDENCE_LINES = 8
+ALSO_POSSIBLE = 3
+
+ACTION_FIXED = "triage_fixed"
+ACTION_WRONG = "triage_wrong"
+FEEDBACK_ACTIONS_ID = "triage_feedback"
+FEEDBACK_STATUS_ID = "triage_feedback_status"
+VERDICT_LABEL = {"fixed": ":white_check_mark: Fixed it", "wrong": ":x: Not it"}
+
+_PARTIAL_ENTITY = re.compile(r"&[a-z]{0,4}$")
+
+
+def escape(text: str) -> str:
+    """Slack's mrkdwn treats &, < and > as control characters."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def cut(text: str, limit: int, mark: str = "…") -> str:
+    """At most `limit` characters; never leaves half of an escaped entity behind."""
+    if len(text) <= limit:
+        return text
+    head = _PARTIAL_ENTITY.sub("", text[: limit - len(mark)])
+    return head + mark
+
+
+def code_block(text: str, limit: int) -> str:
+    """A ``` block whose fences survive the cut."""
+    body = cut(escape(text).replace("```", "'''"), limit - 8)
+    return f"```{body}```"
+
+
+def section(mrkdwn: str, block_id: str | None = None) -> dict:
+    block = {"type": "section", "text": {"type": "mrkdwn", "text": cut(mrkdwn, SECTION_MAX)}}
+    if block_id:
+        block["block_id"] = block_id
+    return block
+
+
+def header(text: str) -> dict:
+    return {"type": "header", "text": {"type": "plain_text", "text": cut(text, HEADER_MAX), "emoji": True}}
+
+
+def context(*mrkdwn: str, block_id: str | None = None) -> dict:
+    elements = [{"type": "mrkdwn", "text": cut(t, SECTION_MAX)} for t in mrkdwn if t][:CONTEXT_ELEMENTS_MAX]
+    block = {"type": "context", "elements": elements}
+    if block_id:
+        block["block_id"] = block_id
+    return block
+
+
+def notice(text: str) -> list[dict]:
+    """A one-section message (progress, verification results, errors)."""
+    return [section(escape(text))]
+
+
+def fallback_text(diag: Diagnosis) -> str:
+    if diag.verdict == "match":
+        best = diag.matches[0]
+        return cut(f"Known issue: {best.title} (confidence {diag.confidence:.2f})", FALLBACK_MAX)
+    return cut(f"No known postmortem fits this report: {diag.reason}", FALLBACK_MAX)
+
+
+def diagnosis_blocks(diag: Diagnosis) -> list[dict]:
+    """The answer; a match carries the feedback buttons."""
+    blocks = _match_blocks(diag) if diag.verdict == "match" else _no_match_blocks(diag)
+    report = _report_line(diag)
+    if report:
+        blocks.append(context(report))
+    if diag.verdict == "match":
+        blocks.append(feedback_actions(diag.matches[0].entry_id, diag.query.signature))
+    return fit(blocks)
+
+
+def _match_blocks(diag: Diagnosis) -> list[dict]:
+    best = diag.matches[0]
+    blocks = [
+        header(f"Known issue: {best.title or best.entry_id}"),
+        context(f"*Confidence* {diag.confidence:.2f}", f"*Entry* `{escape(best.entry_id)}`",
+                f"*Source* {_source(best.source)}"),
+        section("*Root cause*\n" + cut(escape(best.root_cause or "(no root cause recorded)"), ROOT_CAUSE_MAX)),
+    ]
+    if best.fixes:
+        blocks.append(section("*Fixes*\n" + _fixes(best)))
+    evidence = [line for line in best.evidence if not line.startswith("signals:")][:EVIDENCE_LINES]
+    if evidence:
+        text = "\n".join(cut(line, LINE_MAX) for line in evidence)
+        blocks.append(section("*Evidence*\n" + code_block(text, EVIDENCE_MAX)))
+    others = diag.matches[1:1 + ALSO_POSSIBLE]
+    if others:
+        blocks.append(context(*(f"Also possible: {escape(cut(o.title, LINE_MAX))} (`{escape(o.entry_id)}`, "
+                                f"score {o.score:.2f})" for o in others)))
+    return blocks
+
+
+def _no_match_blocks(diag: Diagnosis) -> list[dict]:
+    blocks = [
+        header("No known postmortem fits this report"),
+        section(cut(escape(diag.reason or "Nothing in the knowledge base explains this report."), ROOT_CAUSE_MAX)),
+    ]
+    if diag.related:
+        lines = [_related_line(r) for r in diag.related]
+        blocks.append(section("*Nearest entries, not accepted*\n" + cut("\n".join(lines), FIXES_MAX)))
+    return blocks
+
+
+def _fixes(best: MatchOut) -> str:
+    lines = []
+    for fix in best.fixes:
+        text = escape(cut(fix.text, LINE_MAX * 2))
+        if fix.verified:
+            lines.append(f":white_check_mark: *verified* ({fix.verified_by}): {text}")
+        else:
+            lines.append(f"• {text}")
+    return cut("\n".join(lines), FIXES_MAX)
+
+
+def _related_line(rel: MatchOut) -> str:
+    why = f": {escape(cut(rel.reason, LINE_MAX))}" if rel.reason else ""
+    title = escape(cut(rel.title or rel.entry_id, LINE_MAX))
+    return f"• {title} (`{escape(rel.entry_id)}`, score {rel.score:.2f}){why}"
+
+
+def _source(source: str) -> str:
+    if source.startswith(("http://", "https://")) and len(source) <= LINE_MAX and not set("|<> ") & set(source):
+        return f"<{escape(source)}|{escape(source)}>"
+    return f"`{escape(cut(source, LINE_MAX))}`"
+
+
+def _report_line(diag: Diagnosis) -> str:
+    q = diag.query
+    said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
+    said = " ".join(said.split()).replace("`", "'")   # one line of inline code: no newlines, no backticks
+    return f"Report: `{escape(cut(said, LINE_MAX))}`" if said else ""
+
+
+def feedback_value(entry_id: str, signature: str) -> str:
+    """The button value: the entry and the report's signature, so a click can be recorded without a lookup.
+
+    A signature too long for the value is shortened (the longest prefix that fits once JSON-escaped); the
+    shortened form is then what the feedback row carries.
+    """
+    def value(keep: int) -> str:
+        return json.dumps({"entry": entry_id, "signature": signature[:keep]}, ensure_ascii=False)
+
+    lo, hi = 0, len(signature)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(value(mid)) <= BUTTON_VALUE_MAX:
+            lo = mid
+        else:
+            hi = mid - 1
+    return value(lo)
+
+
+def parse_feedback_value(value: str) -> tuple[str, str]:
+    data = json.loads(value)
+    return data["entry"], data["signature"]
+
+
+def feedback_actions(entry_id: str, signature: str) -> dict:
+    value = feedback_value(entry_id, signature)
+    return {
+        "type": "actions",
+        "block_id": FEEDBACK_ACTIONS_ID,
+        "elements": [
+            {"type": "button", "action_id": ACTION_FIXED, "style": "primary", "value": value,
+             "text": {"type": "plain_text", "text": "Fixed it", "emoji": True}},
+            {"type": "button", "action_id": ACTION_WRONG, "value": value,
+             "text": {"type": "plain_text", "text": "Not it", "emoji": True}},
+        ],
+    }
+
+
+def with_feedback(blocks: list[dict], user_id: str, verdict: str) -> list[dict]:
+    """The answer's blocks with a line saying who gave which feedback; a second vote by the same person replaces
+    their first. The buttons stay, so others can vote too."""
+    mine = f"<@{user_id}>"
+    votes: list[str] = []
+    out: list[dict] = []
+    for block in blocks:
+        if block.get("block_id") == FEEDBACK_STATUS_ID:
+            votes = [e["text"] for e in block.get("elements", []) if not e["text"].startswith(mine)]
+            continue
+        out.append(block)
+    votes.append(f"{mine}: {VERDICT_LABEL[verdict]}")
+    status = context(*votes[-CONTEXT_ELEMENTS_MAX:], block_id=FEEDBACK_STATUS_ID)
+    at = next((i + 1 for i, b in enumerate(out) if b.get("block_id") == FEEDBACK_ACTIONS_ID), len(out))
+    out.insert(at, status)
+    return fit(out)
+
+
+def fit(blocks: list[dict]) -> list[dict]:
+    """At most 50 blocks; the feedback buttons, when present, are kept."""
+    if len(blocks) <= BLOCKS_MAX:
+        return blocks
+    keep = [b for b in blocks if b.get("block_id") in (FEEDBACK_ACTIONS_ID, FEEDBACK_STATUS_ID)]
+    rest = [b for b in blocks if b not in keep][: BLOCKS_MAX - len(keep) - 1]
+    return rest + [context("(cut: the answer was longer than a Slack message allows)")] + keep
