@@ -63,13 +63,26 @@ def resolve_kb_for_writing(settings: Settings, kb_dir: Path | None) -> Path:
     return kb_dir or settings.kb or settings.default_kb_dir()
 
 
+def _chosen_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
+    """--kb, $TRIAGE_KB, or the user's own KB if it exists; None means the bundled starter KB."""
+    chosen = kb_dir or settings.kb
+    if chosen is None and (settings.default_kb_dir() / "CURRENT").exists():
+        chosen = settings.default_kb_dir()
+    return chosen
+
+
+def kb_folder(settings: Settings, kb_dir: Path | None) -> Path:
+    """The folder `open_kb` reads, without loading or building it (feedback and repro results live beside it)."""
+    from ingest.starter import starter_kb_dir
+
+    return _chosen_kb(settings, kb_dir) or starter_kb_dir(settings)
+
+
 def open_kb(settings: Settings, kb_dir: Path | None, progress=None):
     """The KB to read: --kb, $TRIAGE_KB, the user's own KB if it exists, else the bundled starter KB."""
     from kb.index.hybrid import KnowledgeBase
 
-    chosen = kb_dir or settings.kb
-    if chosen is None and (settings.default_kb_dir() / "CURRENT").exists():
-        chosen = settings.default_kb_dir()
+    chosen = _chosen_kb(settings, kb_dir)
     if chosen is None:
         from ingest.starter import ensure_starter_kb
 
@@ -198,9 +211,10 @@ def _read_report(arg: str, max_bytes: int) -> tuple[str, str | None]:
 @kb_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per input, one per line.")
 @click.option("--top", default=3, show_default=True, type=click.IntRange(1, 20), help="At most K matches.")
+@click.option("--verify", is_flag=True, help="Run the top match's reproduction recipe: does it confirm the report?")
 @click.pass_context
 @guarded
-def diagnose_cmd(ctx, files, kb_dir, as_json, top):
+def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
     """Diagnose tracebacks / error reports (FILE... ; - reads standard input)."""
     from bot.progress import progress_bar
     from bot.render import print_diagnosis
@@ -209,7 +223,12 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top):
     settings = settings_from(ctx)
     with progress_bar(enabled=not as_json) as tick:
         kb = open_kb(settings, kb_dir, progress=tick)
-    diagnoser = Diagnoser(kb)
+    from kb.feedback import FeedbackStore
+    from kb.repro.results import ResultStore
+
+    # The same feedback and repro results as the service's answers (read-only unless --verify records a run).
+    diagnoser = Diagnoser(kb, feedback=FeedbackStore(kb.path, create=False),
+                          repro=ResultStore(kb.path, create=verify))
     status = 0
     for arg in files:
         text, problem = _read_report(arg, settings.max_report_bytes)
@@ -220,10 +239,16 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top):
             status = 2
             continue
         diag = diagnoser.diagnose(text, name=arg, top=top)
+        verification = None
+        if verify:
+            from kb.repro.verify import verify_and_record
+
+            verification = verify_and_record(diagnoser.repro, diag, text)
         if as_json:
-            click.echo(diag.model_dump_json())
+            click.echo(diag.model_dump_json() if verification is None else json.dumps(
+                {**diag.model_dump(mode="json"), "verification": verification.as_dict()}, ensure_ascii=False))
         else:
-            print_diagnosis(diag)
+            print_diagnosis(diag, verification)
     # Nothing is left to write (the KB is opened read-only), and the OpenMP threads of FAISS and the query encoder
     # spin for seconds at interpreter teardown: end the process as soon as the output is out.
     sys.stdout.flush()
@@ -252,7 +277,19 @@ def eval_cmd(ctx, setdir, json_out):
 
 # Commands with modules of their own (bot/commands/*.py) register below. Those modules import heavy libraries
 # (fastapi, ray, slack-bolt) inside their functions, never at module level: the CLI's cold start depends on it.
+# `python -m bot.cli` runs this file as __main__: let the command modules' `from bot.cli import ...` find this
+# module instead of importing a second copy of it (which would import them again, circularly).
+if __name__ == "__main__":
+    sys.modules.setdefault("bot.cli", sys.modules[__name__])
 # --- registered commands ---
+from bot.commands.serve import serve  # noqa: E402
+main.add_command(serve)
+from bot.commands.slack import slack  # noqa: E402
+main.add_command(slack)
+from bot.commands.feedback import feedback  # noqa: E402
+main.add_command(feedback)
+from bot.commands.repro import repro  # noqa: E402
+main.add_command(repro)
 # --- end of registered commands ---
 
 

@@ -36,7 +36,7 @@ def print_search_results(results) -> None:
     console.print(table)
 
 
-def print_diagnosis(diag) -> None:
+def print_diagnosis(diag, verification=None) -> None:
     from rich.panel import Panel
 
     head = f"[bold]{diag.input}[/]: "
@@ -46,8 +46,9 @@ def print_diagnosis(diag) -> None:
         console.print(f"  entry: {best.entry_id}   source: {best.source}")
         console.print(Panel(best.root_cause or "(no root cause recorded)", title="Root cause", expand=False))
         for fix in best.fixes:
-            mark = "[green]✔ verified[/] " if fix.verified else "  "
-            who = f" ({fix.verified_by})" if fix.verified else ""
+            by_repro = fix.verified and fix.verified_by == "repro"
+            mark = "[green]✔ verified by repro[/] " if by_repro else "[green]✔ verified[/] " if fix.verified else "  "
+            who = f" ({fix.verified_by})" if fix.verified and not by_repro else ""
             console.print(f"  {mark}{fix.text}{who}")
         if best.evidence:
             console.print("  [dim]evidence:[/]")
@@ -64,6 +65,49 @@ def print_diagnosis(diag) -> None:
         console.print(f"  [dim]report: {q.exception_type or ''}: {q.message[:200]}[/]")
     for note in q.notes:
         console.print(f"  [dim]note: {note}[/]")
+    if verification is not None:
+        print_verification(verification)
+
+
+def print_verification(v) -> None:
+    from rich.markup import escape
+
+    color = {"confirmed": "green", "not_confirmed": "red"}.get(v.verdict, "yellow")
+    took = f" in {v.duration_s:.1f} s" if v.duration_s else ""
+    console.print(f"  verify: [{color} bold]{v.verdict.replace('_', ' ')}[/] - {escape(v.reason)}{took}")
+    if v.reproduced:
+        console.print(f"    [dim]reproduced: {escape(v.reproduced[:200])}[/]")
+
+
+def print_recipes(rows: list[dict]) -> None:
+    from rich.markup import escape
+
+    table = Table(title="reproduction recipes")
+    for col in ("recipe", "entry", "kind", "GPU", "ranks", "last reproduce", "last fix"):
+        table.add_column(col, overflow="fold", no_wrap=col in ("recipe", "kind"))
+    for r in rows:
+        table.add_row(r["id"], r["entry_id"], r["kind"], "yes" if r["needs_gpu"] else "no", str(r["world_size"]),
+                      escape(r["last"]["reproduce"] or "-"), escape(r["last"]["fix"] or "-"))
+    console.print(table)
+
+
+_STATUS_COLOR = {"reproduced": "green", "fix_verified": "green", "skipped": "yellow"}
+
+
+def print_repro_results(results) -> None:
+    from rich.markup import escape
+
+    table = Table()
+    for col in ("recipe", "mode", "status", "time", "ran on"):
+        table.add_column(col, no_wrap=col != "ran on", overflow="fold")
+    for r in results:
+        env = r.environment
+        where = f"{r.backend}: torch {env.get('torch') or '-'}, {env.get('device') or '-'}" if env else r.backend
+        table.add_row(r.recipe_id, r.mode, f"[{_STATUS_COLOR.get(r.status, 'red')}]{r.status}[/]",
+                      f"{r.duration_s:.1f}s", escape(where))
+    console.print(table)
+    for r in results:
+        console.print(f"[bold]{r.recipe_id}[/] ({r.entry_id}, {r.mode}): {escape(r.reason)}")
 
 
 def print_eval(figures) -> None:
@@ -74,7 +118,9 @@ def print_eval(figures) -> None:
         t = "-" if f.threshold is None else f"{f.threshold:.3f}"
         table.add_row(f.name, f"{f.top1_positive:.3f}", str(f.wrong_on_positive), f"{f.abstention:.3f}",
                       f"{f.overall:.3f}", f"{f.recall_at_3:.3f}", t)
-    console.print(table)
-    console.print(f"[bold]misses of the matcher ({len(figures[0].misses)}):[/]")
+    # Piped into a file or CI log, rich would squeeze the table into 80 columns; the figures need ~110.
+    out = console if console.is_terminal else Console(highlight=False, width=120)
+    out.print(table)
+    out.print(f"[bold]misses of the matcher ({len(figures[0].misses)}):[/]")
     for miss in figures[0].misses:
-        console.print(f"  {miss}")
+        out.print(f"  {miss}", overflow="ignore", crop=False)

@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     github_api_url: str = Field("https://api.github.com", description="GitHub API base (tests, GitHub Enterprise)")
     github_label: str = Field("triage:known-issue", description="Label added to issues with a known cause")
     github_comment_no_match: bool = Field(False, description="Also comment when no postmortem fits")
+    github_retry_attempts: int = Field(5, ge=1, description="Tries per GitHub API call (5xx, 429, rate limits)")
+    github_retry_backoff_s: float = Field(1.0, ge=0, description="First retry delay; doubles per try")
+    github_retry_max_wait_s: float = Field(60.0, ge=0, description="Longest wait between tries (Retry-After capped)")
     # Slack bot
     slack_signing_secret: SecretStr | None = Field(None, description="Slack app signing secret")
     slack_bot_token: SecretStr | None = Field(None, description="Slack bot token (xoxb-...)")

@@ -46,11 +46,16 @@ class Feedback:
 
 
 class FeedbackStore:
-    def __init__(self, kb_dir: Path):
-        self.conn = state.connect(kb_dir)
-        self.conn.executescript(_SCHEMA)
+    def __init__(self, kb_dir: Path, create: bool = True):
+        """With create=False a KB without a state file reads as having no feedback (readers create nothing)."""
+        self.conn = None
+        if create or (kb_dir / state.STATE_FILE).exists():
+            self.conn = state.connect(kb_dir)
+            self.conn.executescript(_SCHEMA)
 
     def record(self, fb: Feedback) -> Feedback:
+        if self.conn is None:
+            raise RuntimeError("this feedback store was opened read-only")
         if fb.verdict not in ("wrong", "fixed"):
             raise ValueError(f"unknown verdict {fb.verdict!r}")
         fb.created_at = fb.created_at or time.time()
@@ -65,6 +70,8 @@ class FeedbackStore:
         return fb
 
     def list(self, limit: int | None = None) -> list[Feedback]:
+        if self.conn is None:
+            return []
         sql = "SELECT id, created_at, source, user, entry_id, signature, verdict, context FROM feedback ORDER BY id DESC"
         rows = self.conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
         return [Feedback(id=r[0], created_at=r[1], source=r[2], user=r[3], entry_id=r[4], signature=r[5],
@@ -72,6 +79,8 @@ class FeedbackStore:
 
     def rejected(self, signature: str) -> dict[str, str]:
         """Entries marked wrong for this signature and not taken back: entry_id -> who said so."""
+        if self.conn is None:
+            return {}
         latest: dict[tuple[str, str], tuple[str, str]] = {}
         for entry_id, user, verdict, source in self.conn.execute(
             "SELECT entry_id, user, verdict, source FROM feedback WHERE signature = ? ORDER BY id", (signature,)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from kb.errors import ConfigError
 from kb.repro.recipe import Recipe
 from kb.repro.results import ReproResult
 
@@ -41,7 +42,10 @@ def run_on_ray(recipes: list[Recipe], fix: bool, address: str | None = None, use
             for this call. When this process is already connected to Ray, that connection is used.
         use_pip: pass a recipe's `packages` as the task's runtime_env pip list (off where no index is reachable).
     """
-    import ray
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigError(f"the Ray backend needs Ray ({exc}); install it with `pip install 'triage-kb[ray]'`") from exc
 
     started = False
     if not ray.is_initialized():
