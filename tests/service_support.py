@@ -84,6 +84,16 @@ class LiveServer:
         self.thread.join(30)
 
 
+def live_app(cache_dir: Path, folder: Path, make_settings) -> LiveServer:
+    """The app over a private copy of the small KB in `folder`, with `make_settings(kb_dir)`; `.kb_dir` says where."""
+    from bot.service.app import create_app
+
+    kb_dir = small_kb(cache_dir, folder / "kb")
+    server = LiveServer(create_app(make_settings(kb_dir)))
+    server.kb_dir = kb_dir
+    return server
+
+
 class ServeProcess:
     """`triage serve` as a subprocess (so it can be killed hard and started again), output kept in a file."""
 

@@ -16,7 +16,7 @@ from kb.config import Settings
 from kb.feedback import FeedbackStore
 from kb.index.hybrid import KnowledgeBase
 from tests.fakes.github_api import FakeGitHub
-from tests.service_support import (REPORTS, LiveServer, ServeProcess, comment_payload, issue_payload, post_webhook,
+from tests.service_support import (REPORTS, LiveServer, ServeProcess, comment_payload, issue_payload, live_app, post_webhook,
                                    small_kb, wait_until)
 
 pytestmark = pytest.mark.slow
@@ -47,9 +47,7 @@ def fake():
 
 @pytest.fixture(scope="module")
 def service(cache_dir, tmp_path_factory, fake):
-    kb_dir = small_kb(cache_dir, tmp_path_factory.mktemp("github") / "kb")
-    with LiveServer(create_app(gh_settings(cache_dir, kb_dir, fake.url))) as srv:
-        srv.kb_dir = kb_dir
+    with live_app(cache_dir, tmp_path_factory.mktemp("github"), lambda kb: gh_settings(cache_dir, kb, fake.url)) as srv:
         yield srv
 
 

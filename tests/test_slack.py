@@ -30,7 +30,7 @@ from kb.config import Settings
 from kb.index.hybrid import KnowledgeBase
 from kb.models import Diagnosis, MatchOut, QueryOut
 from tests.fakes.slack_api import BOT_ID, BOT_USER, TEAM, FakeSlack
-from tests.service_support import REPORTS, ROOT, LiveServer, small_kb, wait_until
+from tests.service_support import REPORTS, ROOT, LiveServer, live_app, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -59,9 +59,7 @@ def fake():
 
 @pytest.fixture(scope="module")
 def service(cache_dir, tmp_path_factory, fake):
-    kb_dir = small_kb(cache_dir, tmp_path_factory.mktemp("slack") / "kb")
-    with LiveServer(create_app(slack_settings(cache_dir, kb_dir, fake.api_url))) as srv:
-        srv.kb_dir = kb_dir
+    with live_app(cache_dir, tmp_path_factory.mktemp("slack"), lambda kb: slack_settings(cache_dir, kb, fake.api_url)) as srv:
         yield srv
 
 
