@@ -287,6 +287,15 @@ class Matcher:
             cands.remove(generic_ok[0])
             cands.insert(0, generic_ok[0])
             best = cands[0]
+        accepted = next((c for c in cands if not c.reason), None)
+        if best.reason and not best.conflicts and accepted is not None and (printed or accepted.sig_raw >= QUOTE_SIM):
+            # The top entry was turned down for a reason that says nothing against the others (it explains a
+            # secondary line, or only shares words with the report): the best entry that explains the error stands.
+            # A top entry turned down for a conflicting fact is different: the report is that entry's kind of
+            # failure with another cause, and an entry lower down that merely lacks the fact must not take over.
+            cands.remove(accepted)
+            cands.insert(0, accepted)
+            best = accepted
         second = cands[1] if len(cands) > 1 else None
         margin = best.score - (second.score if second else 0.0)
         anchored = printed or best.sig_raw >= QUOTE_SIM

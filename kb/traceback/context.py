@@ -95,8 +95,14 @@ _LOG_RECORD = re.compile(r"^(?:[A-Z]{3,8}:[\w.]{0,120}:|\[?(?:INFO|DEBUG|WARNING
                          r"[IWEF]\d{4} \d{2}:\d{2})")
 
 
+# First-person or question lines are the reporter talking, not the program.
+REPORTER = re.compile(r"\b(?:I|I'm|I've|my|we|We|our|me)\b|\?\s*$")
+
+
 def is_prose(ln: Line) -> bool:
     s = _LIST_MARK.sub("", ln.s).strip().lstrip("`")
+    if ln.fence and s and ln.kind is None and ln.indent == 0 and _reporter_in_fence(s):
+        return True                          # the whole paste went into one code block, the reporter's words too
     if not s or ln.fence or ln.kind is not None or _HTML_TAG.match(s) or L._CARETS.match(s):
         return ln.tail is not None           # a prose head before an error tail
     if ln.stamped or ln.rank is not None or _LOG_RECORD.match(s) or L._BOILERPLATE.match(s) or _TB_HEAD.match(s):
@@ -110,6 +116,14 @@ def is_prose(ln: Line) -> bool:
         return False
     letters = len(_ALPHA.findall(s)) + s.count(" ")
     return letters / max(1, len(s)) >= 0.6
+
+
+def _reporter_in_fence(s: str) -> bool:
+    """A line inside a code block that is still the reporter talking: a sentence in Chinese, or in English in the
+    first person or asking something (programs rarely print either)."""
+    if _LOG_RECORD.match(s) or _TB_HEAD.match(s) or _CODE_LIKE.match(s):
+        return False
+    return bool(L._CJK.search(s)) and L._looks_like_prose(s) or (REPORTER.search(s) is not None and L._looks_like_prose(s))
 
 
 def prose_text(ln: Line) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from kb.traceback import lines as L
-from kb.traceback.context import Line, env_of, is_prose, prose_text
+from kb.traceback.context import REPORTER, Line, env_of, is_prose, prose_text
 from kb.traceback.frames import FRAME_RE, is_launcher_frame, parse_frame
 from kb.traceback.models import ErrorEvent, Frame, Report
 from kb.traceback.roles import assign_roles, merge_events, tier
@@ -138,9 +138,6 @@ def _exc_head(s: str) -> tuple[str, str | None] | None:
 _RECORD_START = re.compile(r"^(?:terminate called|\S{1,400}\.\w{1,4}:\d+:\s|\[[EWIF] [\w.]+:\d+\]|[\w.-]{1,80}:\d+:\d+ \[\d+\] NCCL)")
 
 
-# First-person or question lines are the reporter talking, not the message going on.
-_REPORTER = re.compile(r"\b(?:I|I'm|I've|my|we|We|our|me)\b|\?\s*$")
-
 
 def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_traceback: bool) -> bool:
     """Whether `ln` continues the message of the event whose first line is `header`."""
@@ -167,7 +164,7 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
         return False
     if L._looks_like_prose(s):
         # a message may go on in sentences (`Make sure to have access to it at ...`) right under a traceback
-        return after_traceback and not ln.fence and not _REPORTER.search(s) and prev_text == header
+        return after_traceback and not ln.fence and not REPORTER.search(s) and prev_text == header
     if ln.indent > 0 or s.startswith("\t"):
         return True
     return prev_text.rstrip().endswith(":") or (len(s) <= 80 and s.endswith(":"))
