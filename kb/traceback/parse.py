@@ -142,8 +142,12 @@ _RECORD_START = re.compile(r"^(?:terminate called|\S{1,400}\.\w{1,4}:\d+:\s|\[[E
 def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_traceback: bool) -> bool:
     """Whether `ln` continues the message of the event whose first line is `header`."""
     s = ln.s
-    if ln.fence_mark or not s or ln.stamped:
+    if ln.fence_mark or not s:
         return False
+    if ln.stamped:
+        # A stamped line is a new log record, unless the collector stamps every line (kubectl --timestamps, Ray,
+        # CI logs): then an indented line or a load_state_dict detail line still belongs to the message above.
+        return bool(ln.indent > 0 or L._STATE_DICT_DETAIL.match(s)) and not (_TB_HEAD.match(s) or FRAME_RE.match(s))
     if header_kind == "launcher" and (L._exception_head(header) or header.startswith("Root Cause")):
         # torchrun's ChildFailedError block: `====`, `Failures:`, `[0]:`, `  exitcode  : -9 (pid: 1)`, `Root Cause`
         return not (_TB_HEAD.match(s) or FRAME_RE.match(s) or (L._exception_head(s) and ln.indent == 0))
