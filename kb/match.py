@@ -50,6 +50,8 @@ QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a ve
 SIG_WEIGHT, DENSE_WEIGHT, BM25_WEIGHT, FRAMES_WEIGHT = 0.55, 0.2, 0.15, 0.1
 SCORE_ALL_MAX = 5000     # a KB up to this many entries has every entry scored; a larger one, what retrieval finds
 RETRIEVE_DEPTH = 256     # chunks each retriever returns
+POOL_PER_RETRIEVER = 40  # on a big KB, the entries each retriever brings up that get scored
+PROFILE_CACHE_MAX = 20_000
 
 SIG_ACCEPT = 0.72        # a signature this close explains the report's error
 SIG_RELATED = 0.45       # below this an entry is not about the report's error at all
@@ -171,8 +173,14 @@ class Matcher:
     def profile(self, doc_id: str) -> EntryProfile:
         prof = self._profiles.get(doc_id)
         if prof is None:
+            if not self.score_all and len(self._profiles) >= PROFILE_CACHE_MAX:
+                del self._profiles[next(iter(self._profiles))]      # oldest first: a bounded cache on big KBs
             prof = self._profiles[doc_id] = profile(self.docs[doc_id])
         return prof
+
+    def _pool(self, scores: dict[str, float]) -> list[str]:
+        """The entries a big KB scores for one retriever: its best few (a small KB scores all of them)."""
+        return sorted(scores, key=lambda d: -scores[d])[:POOL_PER_RETRIEVER]
 
     def coverage(self, tokens: list[str], doc_id: str) -> float:
         """IDF-weighted share of the (known) tokens that the entry also uses: e.g. how many of the functions a
@@ -208,14 +216,14 @@ class Matcher:
         query_text = _retrieval_text(report, text)
         qframes = {k for qe in qevents for k in qe.sig.frames}
         bm25 = self._bm25(query_text)
-        pool = self.docs if self.score_all else bm25
+        pool = self.docs if self.score_all else self._pool(bm25)
         cands = {d: self._candidate(d, qevents, qframes, bm25) for d in pool}
 
         printed = any(not qe.event.inferred for qe in qevents)
         if not self._decisive(list(cands.values()), printed):
             # The signature and BM25 alone do not settle it: bring in the dense retriever (and what it finds).
             dense = self._dense(query_text)
-            for d in dense:
+            for d in (dense if self.score_all else self._pool(dense)):
                 if d not in cands:
                     cands[d] = self._candidate(d, qevents, qframes, bm25)
             for c in cands.values():

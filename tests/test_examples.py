@@ -39,3 +39,17 @@ def test_starter_kb_has_both_languages_and_enough_entries(diagnoser):
     assert len(docs) >= 40
     langs = [lang for d in docs for lang in d.langs]
     assert langs.count("zh") >= len(docs) / 3 and "en" in langs
+
+
+def test_a_big_kb_scoring_only_retrieved_entries_gives_the_same_answers(starter_diagnoser, monkeypatch):
+    """Past SCORE_ALL_MAX entries the matcher scores only what the retrievers bring up; on the examples that must
+    not change a single answer."""
+    from kb import match
+    from kb.diagnose import Diagnoser
+
+    monkeypatch.setattr(match, "SCORE_ALL_MAX", 0)
+    big = Diagnoser(starter_diagnoser.kb)
+    assert not big.matcher.score_all
+    for name, expected in expectations():
+        diag = big.diagnose((EXAMPLES / name).read_text(encoding="utf-8"), name=name)
+        assert (diag.matches[0].entry_id if diag.verdict == "match" else "no_match") == expected, name
