@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: install demo test eval
+.PHONY: install demo test eval bench
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -23,3 +23,6 @@ test: $(STAMP)
 
 eval: $(STAMP)
 	$(BIN)/triage eval ../shared/eval/dev
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run

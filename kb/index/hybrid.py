@@ -1,6 +1,7 @@
 """A loaded knowledge base: documents + dense and BM25 indexes, with hybrid search over chunks."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +52,8 @@ class KnowledgeBase:
     def path(self) -> Path:
         return self.store.kb_dir
 
-    def documents(self) -> dict[str, Document]:
+    def documents(self) -> Mapping[str, Document]:
+        """doc_id -> Document, read from the store on access (see kb.index.store.DocumentMap)."""
         return self.store.documents()
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -100,4 +102,5 @@ class KnowledgeBase:
         return out
 
     def close(self) -> None:
+        self.dense.close()
         self.store.close()

@@ -18,8 +18,11 @@ import json
 import os
 import shutil
 import sqlite3
+import threading
 import time
 import uuid
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, ItemsView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +128,121 @@ def write_manifest(gen: Path, manifest: dict) -> None:
     (gen / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
+class _Recent:
+    """The most recently used entries of a lookup, at most `size` of them; safe to share between threads."""
+
+    def __init__(self, size: int):
+        self._size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()   # the HTTP service reads from several threads
+
+    def get(self, key):
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+class DocumentMap(Mapping[str, Document]):
+    """Read-only doc_id -> Document view of a generation's documents table.
+
+    Documents are parsed from SQLite when asked for and the most recent ones are kept (a KB of a million chunks
+    holds hundreds of thousands of documents, which need not all sit in memory for a query to read a few).
+    """
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+        self._recent = _Recent(1024)
+
+    def __getitem__(self, doc_id: str) -> Document:
+        doc = self._recent.get(doc_id)
+        if doc is None:
+            row = self._conn.execute("SELECT data FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
+            if row is None:
+                raise KeyError(doc_id)
+            doc = Document.model_validate_json(row[0])
+            self._recent.put(doc_id, doc)
+        return doc
+
+    def __iter__(self) -> Iterator[str]:
+        return (d for (d,) in self._conn.execute("SELECT doc_id FROM documents ORDER BY source"))
+
+    def __len__(self) -> int:
+        return self._conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+
+    def __contains__(self, doc_id: object) -> bool:
+        return self._conn.execute("SELECT 1 FROM documents WHERE doc_id=?", (doc_id,)).fetchone() is not None
+
+    def scan(self) -> Iterator[tuple[str, Document]]:
+        """Every (doc_id, document) in source order, with one query (not one per document) and no caching."""
+        rows = self._conn.execute("SELECT doc_id, data FROM documents ORDER BY source")
+        return ((d, Document.model_validate_json(data)) for d, data in rows)
+
+    def items(self) -> ItemsView[str, Document]:
+        return _ScanItems(self)
+
+    def values(self) -> ValuesView[Document]:
+        return _ScanValues(self)
+
+
+class _ScanItems(ItemsView):
+    def __iter__(self):
+        return self._mapping.scan()
+
+
+class _ScanValues(ValuesView):
+    def __iter__(self):
+        return (doc for _, doc in self._mapping.scan())
+
+
+class DocTokens(Mapping[str, set[str]]):
+    """doc_id -> the set of BM25 tokens of its chunks, read from SQLite when asked for (recent ones kept)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+        self._recent = _Recent(512)
+
+    def __getitem__(self, doc_id: str) -> set[str]:
+        vocab = self._recent.get(doc_id)
+        if vocab is None:
+            rows = self._conn.execute("SELECT tokens FROM chunks WHERE doc_id=?", (doc_id,)).fetchall()
+            if not rows:
+                raise KeyError(doc_id)
+            vocab = {t for (tokens,) in rows if tokens for t in tokens.split(" ")}
+            self._recent.put(doc_id, vocab)
+        return vocab
+
+    def __iter__(self) -> Iterator[str]:
+        return (d for (d,) in self._conn.execute("SELECT DISTINCT doc_id FROM chunks"))
+
+    def __len__(self) -> int:
+        return self._conn.execute("SELECT COUNT(DISTINCT doc_id) FROM chunks").fetchone()[0]
+
+
+class RowDocs(Sequence[str]):
+    """doc_id of each chunk row, stored as one int32 code per row plus each distinct doc_id once."""
+
+    def __init__(self, doc_ids: Iterable[str]):
+        codes: dict[str, int] = {}
+        self._codes = np.fromiter((codes.setdefault(d, len(codes)) for d in doc_ids), dtype=np.int32)
+        self._names = list(codes)
+
+    def __getitem__(self, row):
+        if isinstance(row, slice):
+            return [self._names[c] for c in self._codes[row]]
+        return self._names[self._codes[row]]
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+
 @dataclass
 class StoredChunk:
     row: int
@@ -140,17 +258,15 @@ class KBStore:
         self.manifest = manifest
         # check_same_thread=False: the HTTP service reads from worker threads; all access is read-only.
         self.conn = sqlite3.connect(f"file:{gen / DB}?mode=ro", uri=True, check_same_thread=False)
-        self._docs: dict[str, Document] | None = None
+        self._docs = DocumentMap(self.conn)
 
     # -- documents -------------------------------------------------------------------------------------------
-    def documents(self) -> dict[str, Document]:
-        if self._docs is None:
-            rows = self.conn.execute("SELECT doc_id, data FROM documents ORDER BY source").fetchall()
-            self._docs = {doc_id: Document.model_validate_json(data) for doc_id, data in rows}
+    def documents(self) -> DocumentMap:
+        """Every document by doc_id, in source order; read from SQLite on access, not held in memory."""
         return self._docs
 
     def document(self, doc_id: str) -> Document | None:
-        return self.documents().get(doc_id)
+        return self._docs.get(doc_id)
 
     def doc_index(self) -> dict[str, tuple[str, str, str]]:
         """source -> (doc_id, content_hash, origin path); what incremental ingest compares against."""
@@ -181,16 +297,13 @@ class KBStore:
     def chunk_rows_by_text_hash(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT text_hash, row FROM chunks").fetchall())
 
-    def row_doc_ids(self) -> list[str]:
+    def row_doc_ids(self) -> RowDocs:
         """doc_id for every chunk row, in row order (maps retrieval rows to documents without SQL per hit)."""
-        return [d for (d,) in self.conn.execute("SELECT doc_id FROM chunks ORDER BY row")]
+        return RowDocs(d for (d,) in self.conn.execute("SELECT doc_id FROM chunks ORDER BY row"))
 
-    def doc_tokens(self) -> dict[str, set[str]]:
-        """Every BM25 token of each document (its vocabulary), for coverage measures."""
-        out: dict[str, set[str]] = {}
-        for doc_id, tokens in self.conn.execute("SELECT doc_id, tokens FROM chunks"):
-            out.setdefault(doc_id, set()).update(tokens.split(" ") if tokens else ())
-        return out
+    def doc_tokens(self) -> DocTokens:
+        """Every BM25 token of each document (its vocabulary), for coverage measures; read per document on access."""
+        return DocTokens(self.conn)
 
     def vectors(self) -> np.ndarray:
         return np.load(self.gen / VECTORS, mmap_mode="r")

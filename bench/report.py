@@ -1,0 +1,252 @@
+"""Render the benchmark's results (a dict, also saved as results.json) as bench/RESULTS.md."""
+from __future__ import annotations
+
+GB_MIB = 1024
+
+
+def _ms(d: dict | None, key: str = "p50") -> str:
+    return "–" if not d or key not in d else f"{d[key]:.1f}"
+
+
+def _num(n: int) -> str:
+    return f"{n / 1e6:g}M" if n >= 1e6 else f"{n / 1e3:g}k" if n >= 1e3 else str(n)
+
+
+def _verdict(ok: bool | None) -> str:
+    return "not measured" if ok is None else "**met**" if ok else "**not met**"
+
+
+def targets(r: dict) -> list[tuple[str, str, bool | None, str]]:
+    """(target, measured, met, why) rows."""
+    rows = []
+    scale = {row["target"]: row for row in r.get("scale", {}).get("rows", [])}
+    top = scale.get(max(scale)) if scale else None
+    size = _num(top["target"]) if top else "the largest size"
+    if top and "diagnose_ms" in top:
+        d = top["diagnose_ms"]
+        parts = (f"each part timed alone at this size, p50: query encoding {_ms(top.get('embed_ms'))} ms, "
+                 f"BM25 search {_ms(top.get('bm25_ms'))} ms, FAISS search {_ms(top.get('dense_ms'))} ms")
+        over = [name for name, key in (("query encoding", "embed_ms"), ("BM25 search", "bm25_ms"))
+                if top.get(key, {}).get("p50", 0) > 20]
+        if over:
+            parts += f"; {' and '.join(over)} alone take{'s' if len(over) == 1 else ''} more than 20 ms"
+        rows.append((f"warm diagnose p50 ≤ 20 ms at {size} chunks", f"{d['p50']:.1f} ms (n={d['n']})",
+                     d["p50"] <= 20, parts))
+        rows.append((f"warm diagnose p99 ≤ 100 ms at {size} chunks", f"{d['p99']:.1f} ms (n={d['n']})",
+                     d["p99"] <= 100, parts))
+    else:
+        why = (top or {}).get("stopped", "the scale section did not run")
+        rows.append((f"warm diagnose p50 ≤ 20 ms / p99 ≤ 100 ms at {size} chunks", "–", None, why))
+    if top and "rss_after_mb" in top:
+        files = top.get("files_mb", {})
+        why = (f"after opening the KB: {top['rss_open_mb']:.0f} MiB, of which the BM25 arrays (loaded whole) "
+               f"{files.get('bm25', 0):.0f} MiB and the FAISS index {files.get('dense.faiss', 0):.0f} MiB; with the "
+               f"query encoder and the tokenizer's dictionary loaded: {top.get('rss_retrieval_mb', 0):.0f} MiB; the "
+               f"rest ({top['rss_after_mb'] - top.get('rss_retrieval_mb', 0):.0f} MiB) grew during "
+               f"{top['diagnose_ms']['n']} diagnoses: what the matcher and the store keep of the documents they read")
+        rows.append((f"{size} chunks in ≤ 1 GB RSS", f"{top['rss_after_mb']:.0f} MiB after the diagnose run",
+                     top["rss_after_mb"] <= GB_MIB, why))
+    recalls = [(row["target"], row["recall10"]) for row in scale.values() if "recall10" in row]
+    if recalls:
+        worst = min(x for _, x in recalls)
+        rows.append(("FAISS recall@10 ≥ 0.95 at every size", ", ".join(f"{_num(n)}: {x:.3f}" for n, x in recalls),
+                     worst >= 0.95, ""))
+    ing = r.get("ingest", {})
+    real = ing.get("real")
+    if real:
+        own = real["seconds"] - real["embedded"] / real["raw_chunks_per_s"]
+        why = (f"{own:.0f} s of the {real['seconds']:.0f} s went to ingest's own work (model loading, reading, "
+               f"extraction, chunking, tokenizing, indexing)")
+        rows.append(("ingest ≥ 80% of the raw encode rate", f"{real['ratio'] * 100:.0f}% "
+                     f"({real['chunks_per_s']:.1f} vs {real['raw_chunks_per_s']:.1f} chunks/s, "
+                     f"{real['documents']} docs)",
+                     real["ratio"] >= 0.8, why))
+    free = [x for x in ing.get("model_free", []) if "unchanged" in x]
+    if free:
+        big = max(free, key=lambda x: x["documents"])
+        u = big["unchanged"]
+        rows.append(("unchanged re-ingest ≥ 2000 documents/s",
+                     f"{u['docs_per_s']:.0f} docs/s at {_num(u['documents'])} docs",
+                     u["docs_per_s"] >= 2000, f"{u['documents']} documents in {u['seconds']} s, none re-embedded"
+                     if u["embedded"] == 0 else f"{u['embedded']} chunks were re-embedded"))
+    svc = r.get("service", {})
+    if "p99_ms" in svc:
+        ok = svc["p99_ms"] <= 200 and svc["errors"] == 0
+        alone = min(scale.values(), key=lambda row: row["target"]) if scale else {}
+        why = (f"p50 {svc['p50_ms']:.0f} ms at {svc['throughput_rps']:.1f} requests/s; one warm diagnose alone takes "
+               f"{_ms(alone.get('diagnose_ms'))} ms p50 (section 3, {_num(alone.get('target', 0))} chunks), so "
+               f"{svc['clients']} clients on {r['machine']['cores']} cores wait for each other")
+        rows.append((f"service p99 ≤ 200 ms at {svc['clients']} clients, 0 errors",
+                     f"p99 {svc['p99_ms']:.0f} ms, {svc['errors']} errors", ok, "" if ok else why))
+    else:
+        rows.append(("service p99 ≤ 200 ms at 8 clients, 0 errors", "–", None,
+                     svc.get("skipped") or svc.get("error") or "the service section did not run"))
+    cold = r.get("cold", {})
+    if "median_s" in cold:
+        rows.append(("cold `diagnose` ≤ 3 s (aim 1.5 s)", f"{cold['median_s']:.2f} s median of {len(cold['runs_s'])}",
+                     cold["median_s"] <= 3, ""))
+    else:
+        rows.append(("cold `diagnose` ≤ 3 s", "–", None, cold.get("error", "the cold-start section did not run")))
+    return rows
+
+
+def render(r: dict) -> str:
+    m = r["machine"]
+    v = m["versions"]
+    out = [
+        "# Benchmark results",
+        "",
+        f"Written by `{r['command']}` on {m['date']}, in {r['minutes']:.1f} minutes. "
+        f"Re-run it to refresh this file; `bench/README.md` says what each section measures.",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, {m['os']}; Python {m['python']}, "
+        + ", ".join(f"{k} {val}" for k, val in v.items()) + ". "
+        f"Commit {m['commit'] or '?'}{' with uncommitted changes' if m['uncommitted'] else ''}. "
+        f"Load average (1 min) at start {m['load_start']}, at end {r.get('load_end', '?')}: other work shared "
+        "these cores during the run, so times are slower than on an idle machine.",
+        "",
+        "## Targets",
+        "",
+        "| target | measured | | why (when not met) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, measured, ok, why in targets(r):
+        out.append(f"| {name} | {measured} | {_verdict(ok)} | {why if ok is not True else ''} |")
+    out += ["", *_quality(r.get("quality", {})), "", *_ingest(r.get("ingest", {})), "", *_scale(r.get("scale", {})),
+            "", *_service(r.get("service", {})), "", *_cold(r.get("cold", {}))]
+    if r.get("errors"):
+        out += ["", "## Sections that failed", ""] + [f"- {name}: {msg}" for name, msg in r["errors"].items()]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _section_head(title: str, d: dict) -> list[str]:
+    head = [f"## {title}", ""]
+    if "seconds_total" in d:
+        head.append(f"_{d['seconds_total']:.0f} s; load average {d.get('load', '?')}._")
+        head.append("")
+    return head
+
+
+def _quality(q: dict) -> list[str]:
+    out = _section_head("1. Quality: `triage eval` on the dev set", q)
+    if "figures" not in q:
+        return out + [q.get("skipped") or q.get("error") or "Not run."]
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(q["kinds"].items()))
+    out += [f"{q['queries']} queries ({kinds}) against `{q['set']}`. Baselines rank whole documents and are scored "
+            "at the threshold that suits them best on this very set (an upper bound for them).", "",
+            "| system | top-1 on positives | wrong answers on positives | correct abstentions | overall | recall@3 |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for f in q["figures"]:
+        out.append(f"| {f['name']} | {f['top1_positive']:.2f} | {f['wrong_on_positive']} | {f['abstention']:.2f} | "
+                   f"{f['overall']:.2f} | {f['recall_at_3']:.2f} |")
+    return out
+
+
+def _ingest(ing: dict) -> list[str]:
+    out = _section_head("2. Ingest", ing)
+    real = ing.get("real")
+    if not real:
+        return out + [ing.get("error", "Not run.")]
+    out += [
+        f"Generated postmortems (`bench/generate.py`: zh and en, Markdown, text and HTML, a third with page noise), "
+        f"{real['mean_chunk_chars']} characters a chunk on average.", "",
+        "**With the real embedding model** (multilingual-e5-small, sentence-transformers on CPU):", "",
+        "| documents | chunks | seconds | docs/s | chunks/s | raw encode chunks/s | ingest / raw |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        f"| {real['documents']} | {real['chunks']} | {real['seconds']} | {real['docs_per_s']} | "
+        f"{real['chunks_per_s']} | "
+        f"{real['raw_chunks_per_s']} (sample of {real['raw_sample']}) | {real['ratio'] * 100:.0f}% |", "",
+        f"{real['documents']} documents are embedded for real: as many as fit a {real['embed_budget_s']:.0f} s "
+        f"budget at the pilot rate of {real['pilot_chunks_per_s']} chunks/s, at most {real.get('max_docs', '?')}, "
+        f"and at least {real.get('min_docs', 1)} so that the 1k-chunk KB below has real embeddings. "
+        f"{_too_long(real, [x['documents'] for x in ing.get('model_free', [])])}The raw rate is the same model "
+        "call on a random sample of the same chunk texts, with the model loaded for both.", "",
+        "**Model time taken out** (the embedding step answered by a stand-in whose time is "
+        "subtracted; *projected* adds the real model's time for the same chunks at the raw rate above):", "",
+        "| documents | chunks | ingest's own seconds | own docs/s | own chunks/s | projected docs/s | "
+        "projected ingest / raw |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for x in ing.get("model_free", []):
+        out.append(f"| {x['documents']} | {x['chunks']} | {x['seconds_without_model']} | "
+                   f"{x['docs_per_s_without_model']} | {x['chunks_per_s_without_model']} | "
+                   f"{x['projected_docs_per_s']} | {x['projected_ratio'] * 100:.0f}% |")
+    out += ["", "**Unchanged re-ingest** (same files again: nothing re-embedded, no new generation written):", "",
+            "| documents | seconds | docs/s | chunks re-embedded |", "| --- | --- | --- | --- |"]
+    for x in [real, *ing.get("model_free", [])]:
+        u = x["unchanged"]
+        out.append(f"| {u['documents']} | {u['seconds']} | {u['docs_per_s']} | {u['embedded']} |")
+    return out
+
+
+def _too_long(real: dict, sizes: list[int]) -> str:
+    """The sentence saying which corpus sizes the real model could not embed within the benchmark's time."""
+    per_doc = real["chunks"] / real["documents"]
+    late = [(n, n * per_doc / real["raw_chunks_per_s"] / 60) for n in sizes if n > real["documents"]]
+    if not late:
+        return ""
+    spans = " and ".join(f"~{minutes:.0f} minutes for {_num(n)}" for n, minutes in late)
+    return (f"At {real['raw_chunks_per_s']:.1f} chunks/s and {per_doc:.1f} chunks a document, embedding alone would "
+            f"take {spans} documents, so those sizes run with the model time taken out (below). ")
+
+
+def _scale(s: dict) -> list[str]:
+    out = _section_head("3. Query latency, memory, disk and recall by KB size", s)
+    rows = s.get("rows")
+    if not rows:
+        return out + [s.get("error", "Not run.")]
+    out += [
+        "Each size is written with the store's own functions (`bench/kbwriter.py`) from ingested generated "
+        "postmortems (real extraction, chunks and BM25 tokens; beyond the corpus size, documents repeat under new "
+        "ids), and measured in a fresh process (`bench/worker.py`). *real* = the model's embeddings; *generated* = "
+        "vectors derived from real ones (`bench/vectors.py`) because the machine cannot embed that many chunks in "
+        "the time; the FAISS and BM25 structures are real either way. Diagnose latency is warm (after "
+        f"{s.get('warmup', 3)} reports), cycling through the dev-set queries and bundled examples; the component "
+        "columns time the query encoder and the retrievers alone (256 chunks each). RSS is after the diagnose run "
+        "(peak before the recall check). Recall@10 compares the index's top 10 with exhaustive search over "
+        f"{rows[0].get('recall_queries', '?')} query vectors (real query embeddings plus generated ones).", "",
+        "| chunks | vectors | index | open s | diagnose p50 / p99 ms (n) | query encode p50 ms | BM25 p50 / p99 ms | "
+        "dense p50 / p99 ms | RSS MiB (peak) | disk MiB | recall@10 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        b = row["build"]
+        idx = row.get("index", b.get("index", {}))
+        kind = idx.get("kind", "?") + (f" nlist {idx['nlist']} nprobe {idx['nprobe']}" if "nlist" in idx else "")
+        d = row.get("diagnose_ms")
+        diag = f"{d['p50']:.1f} / {d['p99']:.1f} ({d['n']})" if d else row.get("stopped", "–")
+        if "rss_after_mb" in row:
+            rss = f"{row['rss_after_mb']:.0f} ({row.get('peak_before_recall_mb', row['peak_rss_mb']):.0f})"
+        else:
+            rss = f"{row['rss_open_mb']:.0f} after open" if "rss_open_mb" in row else "–"
+        out.append(f"| {b['chunks']:,} | {b['vectors']} | {kind} | {row.get('open_s', '–')} | {diag} | "
+                   f"{_ms(row.get('embed_ms'))} | {_ms(row.get('bm25_ms'))} / {_ms(row.get('bm25_ms'), 'p99')} | "
+                   f"{_ms(row.get('dense_ms'))} / {_ms(row.get('dense_ms'), 'p99')} | {rss} | "
+                   f"{row.get('disk_mb', '–')} | {row.get('recall10', '–')} |")
+    stopped = [f"- {_num(row['target'])}: {row['stopped']}" for row in rows if row.get("stopped")]
+    if stopped:
+        out += ["", "Stopped runs:", *stopped]
+    return out
+
+
+def _service(svc: dict) -> list[str]:
+    out = _section_head("4. Service under load", svc)
+    if "p99_ms" not in svc:
+        return out + [f"Not measured: {svc.get('skipped') or svc.get('error') or 'not run'}."]
+    return out + [
+        f"`triage serve` on 127.0.0.1 over `{svc['kb']}` (the real-embedding KB above); {svc['clients']} concurrent "
+        f"clients in a second process (`bench/load.py`), {svc['requests']} POST /v1/diagnose requests.", "",
+        "| throughput req/s | p50 ms | p99 ms | errors | server ready after s |", "| --- | --- | --- | --- | --- |",
+        f"| {svc['throughput_rps']} | {svc['p50_ms']} | {svc['p99_ms']} | {svc['errors']} | {svc['ready_s']} |",
+        *(["", f"Errors seen: {'; '.join(svc['error_examples'])}"] if svc["errors"] else []),
+    ]
+
+
+def _cold(c: dict) -> list[str]:
+    out = _section_head("5. Cold start", c)
+    if "median_s" not in c:
+        return out + [f"Not measured: {c.get('error', 'not run')}."]
+    return out + [
+        f"`diagnose {c['example']}` against the {c['kb']}, each run a fresh process (after one untimed run that "
+        f"builds the KB in the cache and warms the OS file cache): {', '.join(f'{t} s' for t in c['runs_s'])}; "
+        f"**median {c['median_s']} s**."]

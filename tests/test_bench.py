@@ -1,0 +1,131 @@
+"""The benchmark's parts: generated postmortems, the automatic FAISS index choice, KBs written at size, and the
+runner end to end at tiny sizes."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+
+from bench.generate import generate, make_document
+from bench.kbwriter import write_kb
+from bench.vectors import GeneratedEmbedder, generated_vectors
+from ingest.build import ingest
+from ingest.extract import extract_document
+from ingest.read import read_path
+from kb.index import dense, store
+from kb.index.hybrid import KnowledgeBase
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cone_bases(n: int = 300, dim: int = 384, seed: int = 0) -> np.ndarray:
+    """Unit vectors crowded in a cone as e5's are (median pairwise cosine ~0.78), without loading the model."""
+    rng = np.random.default_rng(seed)
+    mean = rng.standard_normal(dim)
+    mean *= 37 / np.linalg.norm(mean)
+    v = mean + rng.standard_normal((n, dim))
+    return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_generated_postmortems_parse_in_both_languages_and_every_format(tmp_path):
+    paths = generate(tmp_path, 60, seed=3)
+    assert [p.name for p in paths] == [make_document(i, 3)[0] for i in range(60)], "deterministic in (seed, index)"
+    assert {p.suffix for p in paths} == {".md", ".txt", ".html"}
+    langs = set()
+    for path in paths:
+        doc = extract_document(read_path(path, 5_000_000), path.name, set())
+        assert doc.title and doc.error_lines and doc.root_cause and doc.fixes, path.name
+        langs.update(doc.langs)
+        if path.stem.endswith("_zh"):
+            assert "zh" in doc.langs, path.name
+    assert {"zh", "en"} <= langs
+    # Documents of one failure family still differ in their error lines (shapes, ranks, sizes, paths).
+    oom = [read_path(p, 5_000_000).text for p in paths if "_cuda_oom_" in p.name]
+    assert len(oom) >= 2 and len({t.split("Tried to allocate")[1][:40] for t in oom}) == len(oom)
+
+
+def _recall(index: dense.DenseIndex, vectors: np.ndarray, queries: np.ndarray) -> float:
+    truth = np.argsort(-(queries @ vectors.T), axis=1)[:, :10]
+    got = [[r for r, _ in index.search(q, 10)] for q in queries]
+    return float(np.mean([len(set(g) & set(t)) / 10 for g, t in zip(got, truth)]))
+
+
+def test_index_type_follows_size_and_keeps_recall_at_10(tmp_path):
+    bases = cone_bases()
+    queries = generated_vectors(bases, 60, seed=99)
+    for n, kind in ((2_000, "flat"), (dense.EXACT_MAX + 15_000, "ivf-sq4")):
+        gen = tmp_path / f"gen-{n}"
+        gen.mkdir()
+        vectors = generated_vectors(bases, n, seed=n)
+        np.save(gen / store.VECTORS, vectors)
+        assert dense.build(vectors, gen)["kind"] == kind
+        index = dense.DenseIndex(gen)
+        assert index.kind == kind and len(index) == n
+        assert _recall(index, vectors, queries) >= 0.95
+        # Scores are exact cosines whatever the index (the matcher's thresholds rely on them).
+        hits = index.search(queries[0], 5)
+        assert np.allclose([s for _, s in hits], vectors[[r for r, _ in hits]] @ queries[0], atol=1e-5)
+        index.close()
+
+
+@pytest.fixture(scope="module")
+def small_kb(tmp_path_factory, cache_dir) -> Path:
+    """A KB ingested from generated postmortems, with a stand-in for the embedding model (fast, deterministic)."""
+    from kb.config import Settings
+
+    root = tmp_path_factory.mktemp("bench-kb")
+    generate(root / "corpus", 12, seed=5)
+    stand_in = GeneratedEmbedder(cone_bases())
+    with mock.patch("kb.index.embed.load_embedder", lambda *a, **k: stand_in):
+        ingest([root / "corpus"], root / "kb", Settings(cache_dir=cache_dir, kb=None))
+    return root / "kb"
+
+
+def test_kb_written_past_the_exact_limit_is_approximate_and_reads_lazily(small_kb, tmp_path, settings):
+    info = write_kb(small_kb, tmp_path / "big", dense.EXACT_MAX + 1, bases=cone_bases(), seed=1)
+    assert info["vectors"] == "generated" and info["index"]["kind"] == "ivf-sq4"
+    assert info["chunks"] > dense.EXACT_MAX
+    kb = KnowledgeBase.open(tmp_path / "big", settings)
+    docs = kb.documents()
+    assert len(docs) == info["documents"] and len(docs.values()) == info["documents"]
+    sources = [d.source for d in docs.values()]
+    assert sources == sorted(sources) and sum(s.startswith("copy") for s in sources) > 0
+    first = next(iter(docs))
+    assert docs[first].doc_id == first and first in docs and "no-such-doc" not in docs
+    rows = kb.store.chunks_of(first)
+    assert all(kb.row_doc[sc.row] == first for sc in rows)
+    assert len(kb.row_doc) == info["chunks"]
+    assert kb.store.doc_tokens()[first] >= set(rows[0].chunk.text.lower().split()) & kb.sparse.vocab.keys()
+    hits = kb.search("CUDA out of memory. Tried to allocate 2.00 GiB", top=3)
+    assert hits and all(h.doc_id in docs for h in hits)
+    kb.close()
+
+
+def test_quick_bench_run_writes_results_for_every_section(tmp_path, cache_dir):
+    env = {**os.environ, "TRIAGE_CACHE_DIR": str(cache_dir)}
+    out = tmp_path / "RESULTS.md"
+    proc = subprocess.run([sys.executable, "-m", "bench.run", "--quick", "--out", str(out), "--work",
+                           str(tmp_path / "work")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = out.read_text()
+    for head in ("## Targets", "## 2. Ingest", "## 3. Query latency", "## 4. Service", "## 5. Cold start"):
+        assert head in text
+    results = json.loads((tmp_path / "work" / "results.json").read_text())
+    assert results["machine"]["cores"] >= 1 and results["machine"]["python"]
+    real = results["ingest"]["real"]
+    assert real["embedded"] == real["chunks"] > 0 and real["unchanged"]["embedded"] == 0
+    assert [x["documents"] for x in results["ingest"]["model_free"]] == [20, 40]
+    rows = results["scale"]["rows"]
+    assert [r["build"]["chunks"] >= r["target"] for r in rows] == [True, True]
+    for row in rows:
+        assert row["phase"] == "done" and row["recall10"] == 1.0 and row["diagnose_ms"]["n"] >= 1
+        assert 0 < row["rss_after_mb"] < 2000 and row["disk_mb"] > 0
+    svc = results["service"]
+    assert "skipped" in svc or svc["errors"] == 0
+    assert results["cold"]["median_s"] > 0
