@@ -162,3 +162,17 @@ def test_dev_queries_parse():
         if r.primary is not None:
             assert r.primary.role == "primary"
             assert sum(e.role == "primary" for e in r.events) == 1
+
+
+def test_a_prose_sentence_naming_a_failure_in_plain_words_becomes_the_event():
+    rep = parse_report("Fine-tuning on 8 GPUs, the run goes out of GPU memory after 10 steps.\nAny advice?")
+    assert [e.origin for e in rep.events] == ["prose"]
+    assert "out of GPU memory" in rep.events[0].message
+
+
+def test_tab_indented_source_lines_stay_with_their_frames():
+    text = ('Traceback (most recent call last):\n  File "/x/train.py", line 3, in <module>\n'
+            '\tmodel.load_state_dict(sd)\nKeyError: \'lm_head.weight\'\n')
+    rep = parse_report(text)
+    assert rep.primary.frames[-1].code == "model.load_state_dict(sd)"
+    assert "load_state_dict" not in rep.prose

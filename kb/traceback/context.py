@@ -28,7 +28,9 @@ class Line:
 
     @property
     def indent(self) -> int:
-        return len(self.text) - len(self.text.lstrip())
+        # A tab counts as four columns: pastes turn a traceback's four-space source lines into tabs.
+        lead = self.text[: len(self.text) - len(self.text.lstrip())]
+        return len(lead.expandtabs(4))
 
 
 _EXTRA_NAMES: Final = frozenset({"python", "cuda", "cudnn", "nccl", "pytorch", "driver", "ubuntu", "jax", "numpy",

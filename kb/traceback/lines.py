@@ -243,6 +243,7 @@ _WARNING = re.compile(
       | ^You\ should\ probably\ TRAIN\ this\ model
       | (?:^|\]\ )OVERFLOW!\ Rank\ \d+\ Skipping\ step            # DeepSpeed fp16 loss scaler
       | ^Gradient\ overflow\.\s+Skipping\ step                  # apex / Megatron loss scaler
+      | ^Some\ parameters\ are\ on\ the\ meta\ device\b           # accelerate: weights offloaded at load
     )""",
     re.X,
 )
@@ -251,7 +252,8 @@ _WARNING = re.compile(
 _KNOWN_MESSAGE = re.compile(
     r"^(?:\[[\w\s.:-]{1,40}\]\s*)?(?:Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)"
     r"|You\ should\ probably\ TRAIN\ this\ model|OVERFLOW!\ Rank\ \d+\ Skipping\ step"
-    r"|Gradient\ overflow\.\s+Skipping\ step|Current\ loss\ scale\ already\ at\ minimum)",
+    r"|Gradient\ overflow\.\s+Skipping\ step|Current\ loss\ scale\ already\ at\ minimum"
+    r"|Some\ parameters\ are\ on\ the\ meta\ device\b)",
     re.X,
 )
 

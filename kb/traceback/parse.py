@@ -411,8 +411,8 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
 # ------------------------------------------------------------------------------------------------------------------
 
 # A prose sentence that mentions a failure (used only when no error line was printed).
-_MENTION = re.compile(r"(?i)\berror\b|\bexception\b|\bOOM\b|out of memory|\bcrash|\bfail(?:s|ed|ure)?\b|\bkilled\b"
-                      r"|报错|错误|异常|失败|溢出|显存不足|爆显存|崩溃")
+_MENTION = re.compile(r"(?i)\berror\b|\bexception\b|\bOOM\b|out of (?:\w{2,6} )?memory|\bcrash|\bfail(?:s|ed|ure)?\b"
+                      r"|\bkilled\b|\bhang(?:s|ing)?\b|\bstuck\b|报错|错误|异常|失败|溢出|显存不足|爆显存|崩溃|卡住|挂起")
 
 _SIZE_MISMATCH_CUT = re.compile(r"copying a param with shape .{0,80}(?<!\)\.)$")
 _SIZE_MISMATCH_FULL = re.compile(r"current model is torch\.Size\(\[[\d, ]*\]\)\.?$")
