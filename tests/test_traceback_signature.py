@@ -4,7 +4,8 @@ import pytest
 from kb.traceback.facts import FACTS, shape_relation
 from kb.traceback.frames import locate_file, reduce_frames
 from kb.traceback.models import Frame
-from kb.traceback.signature import SIGNATURE_VERSION, make_signature, signature_of_line, similarity
+from kb.traceback.parse import parse_report
+from kb.traceback.signature import SIGNATURE_VERSION, make_signature, signature_of_event, signature_of_line, similarity
 
 SM = ("size mismatch for {p}: copying a param with shape torch.Size([{ck}]) from checkpoint, "
       "the shape in current model is torch.Size([{cur}]).")
@@ -209,6 +210,8 @@ def test_cuda_facts():
         ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 1) of "
          "binary: /usr/bin/python", "host_killed"),
         ("traceback : Signal 9 (SIGKILL) received by PID 77", "host_killed"),
+        ("the job runs out of GPU memory in the backward pass", "cuda"),     # a reporter's words
+        ("训练到第 10 步爆显存", "cuda"),
     ],
 )
 def test_oom_kind(line, kind):
@@ -292,3 +295,18 @@ def test_frames_helpers():
     assert reduce_frames(frames) == ["peft.peft_model:forward", "torch.nn.modules.module:_call_impl", "train:main"]
     assert reduce_frames(frames, libraries_only=True) == ["peft.peft_model:forward",
                                                           "torch.nn.modules.module:_call_impl"]
+
+
+def test_oom_phase_from_the_message_and_from_the_frames():
+    assert signature_of_line("反向传播时爆显存").facts["oom.phase"] == "backward"
+    assert "oom.phase" not in signature_of_line("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB").facts
+    assert "oom.phase" not in signature_of_line("KeyError: 'evaluation_loop'").facts      # no OOM, no phase
+    text = ('Traceback (most recent call last):\n'
+            '  File "/venv/lib/python3.10/site-packages/transformers/trainer.py", line 2515, in evaluation_loop\n'
+            '    preds_host = nested_concat(preds_host, logits, padding_index=-100)\n'
+            '  File "/venv/lib/python3.10/site-packages/transformers/trainer_pt_utils.py", line 97, in nested_concat\n'
+            '    return torch.cat((tensor1, tensor2), dim=0)\n'
+            'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.81 GiB\n')
+    sig = signature_of_event(parse_report(text).primary)
+    assert sig.facts["oom.phase"] == "evaluation"
+    assert any("oom.phase=evaluation from the frames" in s for s in sig.steps)

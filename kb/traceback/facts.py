@@ -70,6 +70,9 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
              "OOM killer)", hard=True, weight=1.5),
     FactSpec("oom.reserved_unallocated", "small | large (≥ 1 GiB reserved by PyTorch but unallocated: "
              "fragmentation)", hard=False, weight=0.7),
+    FactSpec("oom.phase", "backward | evaluation — where an OOM struck, from the message, the frames it passed "
+             "through (run_backward, evaluation_loop, nested_concat) or an entry's title: activations in backward "
+             "and logits piled up in evaluation are different causes", hard=True),
     # NCCL / distributed ---------------------------------------------------------------------------------------------
     FactSpec("nccl.op", "collective in a NCCL timeout (allreduce, broadcast, allgather, ...)", hard=False,
              weight=0.7),
@@ -367,12 +370,26 @@ def _rule_devices(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
 
 _OOM_CUDA = re.compile(r"CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|HIP out of memory|"
                        r"out of memory on device|\b(?:CUDA|GPU|VRAM) OOM\b|\bOOM on (?:the )?GPU|"
+                       r"\bout of (?:CUDA|GPU|device|video) memory\b|"
                        r"显存不足|爆显存|显存溢出", re.I)
 _OOM_CPU = re.compile(r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
                       r"\bcannot allocate memory\b|std::bad_alloc|MemoryError", re.I)
 _OOM_KILLED = re.compile(r"exitcode\s{0,2}:\s{0,2}-9\b|Signal 9 \(SIGKILL\)|return code = -9|\bsignal SIGKILL\b|"
                          r"died with <Signals\.SIGKILL|^Killed$|Out of memory: Kill(?:ed)? process|oom-kill", re.M)
 _RESERVED = re.compile(r"(?P<n>[\d.]{1,10}) (?P<u>[KMGT]iB) is reserved by PyTorch but unallocated")
+
+
+_OOM_PHASES: Final[list[tuple[str, re.Pattern[str]]]] = [
+    ("backward", re.compile(r"\bbackward\b|run_backward|backprop|反向", re.I)),
+    ("evaluation", re.compile(r"\bevaluat(?:e|ion|ing)|\beval(?:uation)?_loop\b|\bprediction_(?:step|loop)\b|"
+                              r"nested_concat|评估|评测", re.I)),
+]
+
+
+def oom_phase(text: str) -> str | None:
+    """Where an out-of-memory error struck, as far as `text` (a message, frame names, a title) says."""
+    found = [name for name, rx in _OOM_PHASES if rx.search(text)]
+    return "|".join(found) or None
 
 
 def _rule_memory(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
@@ -384,6 +401,9 @@ def _rule_memory(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
         facts["oom.kind"] = "host_killed"
     elif _OOM_CPU.search(text):
         facts["oom.kind"] = "cpu"
+    phase = oom_phase(msg) if "oom.kind" in facts else None
+    if phase:
+        facts["oom.phase"] = phase
     m = _RESERVED.search(msg)
     if m:
         try:

@@ -20,7 +20,7 @@ from typing import Callable, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kb.traceback.facts import FACTS, extract_facts
+from kb.traceback.facts import FACTS, extract_facts, oom_phase
 from kb.traceback.frames import reduce_frames
 from kb.traceback.lines import _exception_head
 from kb.traceback.models import ErrorEvent
@@ -248,7 +248,17 @@ def signature_of_event(event: ErrorEvent) -> Signature:
     if frames:
         sig = sig.model_copy(update={"frames": frames,
                                      "steps": [*sig.steps, f"kept {len(frames)} library frames as evidence"]})
-    return sig
+    # The functions an OOM passed through say where it struck (backward vs an evaluation loop).
+    return with_oom_phase(sig, " ".join(f.function or "" for f in event.frames), "frames")
+
+
+def with_oom_phase(sig: Signature, text: str, where: str) -> Signature:
+    """`sig` with the OOM phase that `text` names, when it names one and `sig` is an OOM without a phase."""
+    phase = oom_phase(text) if "oom.kind" in sig.facts and "oom.phase" not in sig.facts else None
+    if not phase:
+        return sig
+    return sig.model_copy(update={"facts": {**sig.facts, "oom.phase": phase},
+                                  "steps": [*sig.steps, f"fact rule: oom.phase={phase} from the {where}"]})
 
 
 # ----------------------------------------------------------------------------------------------------------------
