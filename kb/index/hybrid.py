@@ -72,15 +72,13 @@ class KnowledgeBase:
 
     def doc_scores(self, text: str, depth: int = 256) -> tuple[dict[str, tuple[int, float]], dict[str, tuple[int, float]]]:
         """Per document, its best chunk (row, score) among the top `depth` chunks of BM25 and of dense retrieval."""
-        from kb.index.tokenize import tokenize
-
         def best_per_doc(hits: list[tuple[int, float]]) -> dict[str, tuple[int, float]]:
             best: dict[str, tuple[int, float]] = {}
             for row, score in hits:
                 best.setdefault(self.row_doc[row], (row, score))
             return best
 
-        bm25 = best_per_doc(self.sparse.search(tokenize(text), depth))
+        bm25 = best_per_doc(self.sparse.search_text(text, depth))
         dense = best_per_doc(self.dense_search(text[:4000], depth))
         return bm25, dense
 

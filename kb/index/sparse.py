@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kb.index.glossary import query_terms
+
 INDEX_DIR = "bm25"
 
 
@@ -42,6 +44,11 @@ class SparseIndex:
         if not known:
             return np.zeros(n, dtype=np.float32)
         return self.retriever.get_scores(known)
+
+    def search_text(self, text: str, k: int) -> list[tuple[int, float]]:
+        """BM25 for a query text, with the other language's names for the concepts it mentions (an English report
+        reaches a Chinese postmortem and back; kb.index.glossary)."""
+        return self.search(query_terms(text), k)
 
     def search(self, tokens: list[str], k: int) -> list[tuple[int, float]]:
         scores = self.scores(tokens)
