@@ -62,6 +62,7 @@ def _evidence(c: Candidate) -> list[str]:
         out.extend(w for w in c.sig_why if "fact" in w or "score" in w or "type" in w)
     for conflict in c.conflicts:
         out.append(f"conflict: {conflict}")
+    out.extend(c.notes)
     out.append("signals: " + ", ".join(f"{k} {v:.2f}" for k, v in c.signals().items()))
     return out
 

@@ -10,7 +10,10 @@ Signals per entry (each explained in the answer):
 
 The verdict rests on the failure mechanism: an entry is accepted when its error lines explain the report's
 primary error (same signature, no conflicting fact), corroborated by the rest of the report when that error is one
-with many known causes; when the report holds no error line at all, only when both retrievers independently agree.
+with many known causes. When the report holds no error line at all, an entry is accepted when both retrievers
+independently agree on it, or when the report at least says what failed (a sentence naming the error, or the call a
+cut traceback stops in) and one entry of that error's class clearly leads both retrievers together. Both retrievers
+read across languages through the glossary (kb.index.glossary).
 """
 from __future__ import annotations
 
@@ -18,12 +21,14 @@ import math
 from dataclasses import dataclass, field
 
 from kb.feedback import FeedbackStore
+from kb.index.glossary import gloss
 from kb.index.hybrid import KnowledgeBase, dense_norm
 from kb.models import Document
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import parse_report
-from kb.traceback.signature import Signature, hard_conflicts, signature_of_event, signature_of_line, similarity
+from kb.traceback.signature import (Signature, hard_conflicts, signature_of_event, signature_of_line, similarity,
+                                    with_oom_phase)
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
 ROLE_WEIGHT = {"primary": 1.0, "cause": 0.95, "secondary": 0.8, "wrapper": 0.45, "cleanup": 0.3}
@@ -45,6 +50,7 @@ TIE_SIG = 0.03           # entries this close on the report's error explain it e
 TIE_LEAD = 0.1           # ...and one is chosen only when the rest of the report favours it by this much
 TIE_MARGIN = 0.04        # (the dense signal is skipped only when the leader is ahead by more than it could add + this)
 QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
+DESCRIBED_LEAD = 0.12    # with no error line, the described entry must lead both retrievers fused by this much
 
 # score = SIG·signature + DENSE·dense_norm + BM25·bm25 + FRAMES·frames
 SIG_WEIGHT, DENSE_WEIGHT, BM25_WEIGHT, FRAMES_WEIGHT = 0.55, 0.2, 0.15, 0.1
@@ -91,6 +97,7 @@ class Candidate:
     generic: bool = False
     reason: str = ""
     vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
+    notes: list[str] = field(default_factory=list)   # further evidence for the answer, in words
     measured: set[str] = field(default_factory=lambda: {"signature", "bm25", "frames"})
 
     def signals(self) -> dict[str, float]:
@@ -130,6 +137,8 @@ def profile(doc: Document) -> EntryProfile:
             frames.update(reduce_frames(ev.frames, libraries_only=True))
     for line in doc.error_lines:
         add(line, signature_of_line(line))
+    # An entry's OOM lines rarely say where it struck; its title does ("OOM in backward", "评估时 OOM").
+    sigs = [(line, with_oom_phase(sig, doc.title, "entry's title")) for line, sig in sigs]
     return EntryProfile(doc=doc, sigs=sigs, frames=frames)
 
 
@@ -138,7 +147,10 @@ def _query_events(report: Report) -> list[QueryEvent]:
     for ev in report.events:
         weight = ROLE_WEIGHT.get(ev.role, 0.5) * INFERRED_WEIGHT.get(ev.origin, 1.0)
         text = ev.lines[-1] if ev.lines else ev.message
-        out.append(QueryEvent(ev, signature_of_event(ev), weight, text))
+        # An OOM whose own lines do not say where it struck: the reporter's words may ("fine in training, OOM in
+        # evaluation"). Naming both phases names neither, so a stray mention cannot make a conflict.
+        sig = with_oom_phase(signature_of_event(ev), report.prose, "report's text")
+        out.append(QueryEvent(ev, sig, weight, text))
     return out
 
 
@@ -197,15 +209,15 @@ class Matcher:
     # -- retrieval: per entry, its best chunk ----------------------------------------------------------------
     def _bm25(self, text: str) -> dict[str, float]:
         """BM25 of each entry's best chunk, relative to the best entry."""
-        from kb.index.tokenize import tokenize
-
-        best = _best_per_doc(self.kb.sparse.search(tokenize(text), RETRIEVE_DEPTH), self.kb.row_doc)
+        best = _best_per_doc(self.kb.sparse.search_text(text, RETRIEVE_DEPTH), self.kb.row_doc)
         top = max(best.values(), default=0.0)
         return {d: (v / top if top > 0 else 0.0) for d, v in best.items()}
 
     def _dense(self, text: str) -> dict[str, float]:
         """Cosine of each entry's best chunk with the text (one query encoding: the expensive step)."""
-        return _best_per_doc(self.kb.dense_search(text[:4000], RETRIEVE_DEPTH), self.kb.row_doc)
+        prefix = gloss(text[:4000])
+        query = f"{prefix}\n{text[:4000]}" if prefix else text[:4000]
+        return _best_per_doc(self.kb.dense_search(query, RETRIEVE_DEPTH), self.kb.row_doc)
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str) -> Decision:
@@ -233,7 +245,8 @@ class Matcher:
 
         ranked = sorted(cands.values(), key=lambda c: -c.score)
         # Library frames say where it failed: their function names are evidence beyond the message.
-        rest = _Rest(self, report.prose.strip(), tokenize(" ".join(k.split(":")[-1] for k in qframes)))
+        others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
+        rest = _Rest(self, report.prose.strip(), tokenize(" ".join(k.split(":")[-1] for k in qframes)), others)
         rest.corroborate([c for c in ranked if c.generic])
         self._apply_feedback(ranked, qevents)
         verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
@@ -316,8 +329,11 @@ class Matcher:
                 # Several entries explain the error equally well (a shared header line such as "Error(s) in loading
                 # state_dict"). Retrieval over that same line cannot separate them; the rest of the report can.
                 rest.corroborate(tied)
-                tied.sort(key=lambda c: -c.corroboration)
+                telling = rest.telling_lines(tied)
+                tied.sort(key=lambda c: (-telling[c.doc_id], -c.corroboration))
                 lead = tied[0].corroboration - tied[1].corroboration
+                if telling[tied[0].doc_id] > telling[tied[1].doc_id]:
+                    lead = max(lead, TIE_LEAD)       # an error line only this entry lists decides
                 if lead < TIE_LEAD:
                     for c in tied:
                         c.reason = "another entry matches the report's error equally well; the report lacks the detail that tells them apart"
@@ -340,8 +356,51 @@ class Matcher:
             best.reason = ""
             conf = _sigmoid(20 * (best.dense - 0.86) + 4 * margin)
             return "match", round(min(conf, 0.75), 3), "no error line in the report; its description matches"
+        described, lead = self._described(qevents, cands)
+        if described is not None:
+            cands.remove(described)
+            cands.insert(0, described)
+            described.reason = ""
+            said = " / ".join(qe.text[:160] for qe in qevents[:2])
+            described.notes = [f"no error line; the report says: {said}",
+                               f"leads the next entry by {lead:.2f} on BM25 and dense retrieval together"]
+            bridge = gloss(said)
+            if bridge:
+                described.notes.append(f"across languages the report's words also read as: {bridge}")
+            conf = _sigmoid(8 * (lead - DESCRIBED_LEAD) + 2 * (_fused(described) - 0.8))
+            return ("match", round(min(conf, 0.7), 3),
+                    "no error line in the report; the failure it describes points to this entry")
         best.reason = "no error line in the report, and its text does not single out this entry"
         return "no_match", 0.6, "the report shows no error line, and no entry is clearly described by its text"
+
+    def _described(self, qevents: list[QueryEvent], cands: list[Candidate]) -> tuple[Candidate | None, float]:
+        """The entry a report without an error line describes, if one stands out, and its lead.
+
+        The report must at least say what failed (a sentence naming the error, or the call a cut traceback stops
+        in). The entry must lead on both retrievers fused (BM25 and dense, each across languages through the
+        glossary), be first on at least one of them, and contradict no fact. When the report names an error class
+        (out of memory, a device-side assert) only entries of that class compete: no other error explains it."""
+        named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in GENERIC_FACTS}
+        if named:
+            cands = [c for c in cands if self._of_class(c.doc_id, named)]
+        if not qevents or not cands:
+            return None, 0.0
+        ranked = sorted(cands, key=lambda c: -_fused(c))
+        top = ranked[0]
+        lead = _fused(top) - (_fused(ranked[1]) if len(ranked) > 1 else 0.0)
+        first_somewhere = top.doc_id in (max(cands, key=lambda c: c.bm25).doc_id,
+                                         max(cands, key=lambda c: c.dense).doc_id)
+        conflicts = [x for qe in qevents for x in _entry_conflicts(qe.sig, self.profile(top.doc_id).sigs)]
+        if lead < DESCRIBED_LEAD or conflicts or top.vetoed or not first_somewhere:
+            # A look-alike that contradicts what the report says (an OOM in evaluation, not in backward) blocks.
+            top.conflicts = top.conflicts or conflicts
+            return None, 0.0
+        return top, lead
+
+    def _of_class(self, doc_id: str, named: set[tuple[str, str]]) -> bool:
+        """True when some line of the entry carries every error-class fact the report names (e.g. oom.kind)."""
+        entry = {(n, v) for _, dsig in self.profile(doc_id).sigs for n, vs in dsig.facts.items() for v in vs.split("|")}
+        return all(any((n, x) in entry for x in v.split("|")) for n, v in named)
 
     @staticmethod
     def _reject_reason(c: Candidate, primary_known: bool) -> str:
@@ -355,6 +414,11 @@ class Matcher:
             return ("this error has several known causes, and nothing else in the report points to this one "
                     f"(corroboration {c.corroboration:.2f})")
         return ""
+
+
+def _fused(c: Candidate) -> float:
+    """Both retrievers on one scale: BM25 relative to the best entry, dense cosine mapped onto 0..1."""
+    return 0.5 * c.bm25 + 0.5 * dense_norm(c.dense)
 
 
 def _sigmoid(x: float) -> float:
@@ -374,11 +438,12 @@ def _retrieval_text(report: Report, text: str) -> str:
 
 
 class _Rest:
-    """The report apart from its error lines: its prose, and the library functions its frames pass through.
+    """The report apart from its main error: its prose, the library functions its frames pass through, and its
+    other printed error lines (a warning that only one of two look-alike entries lists tells them apart).
     Retrieval over the prose costs a query encoding, so it runs once per report, and only when asked."""
 
-    def __init__(self, matcher: "Matcher", prose: str, frame_tokens: list[str]):
-        self.matcher, self.prose, self.frame_tokens = matcher, prose, frame_tokens
+    def __init__(self, matcher: "Matcher", prose: str, frame_tokens: list[str], others: list[QueryEvent]):
+        self.matcher, self.prose, self.frame_tokens, self.others = matcher, prose, frame_tokens, others
         self._retrieved: tuple[dict[str, float], dict[str, float]] | None = None
 
     def corroborate(self, cands: list[Candidate]) -> None:
@@ -395,6 +460,19 @@ class _Rest:
             c.corroboration = max(0.5 * bm25.get(c.doc_id, 0.0) + 0.5 * dense_norm(dense.get(c.doc_id, 0.0)),
                                   self.matcher.coverage(self.frame_tokens, c.doc_id))
             c.measured.add("corroboration")
+
+    def telling_lines(self, tied: list[Candidate]) -> dict[str, int]:
+        """Per tied entry, how many of the report's other error lines it explains that not every tied entry does
+        (a warning only one of two look-alikes lists tells them apart; a line all of them list tells nothing)."""
+        count = {c.doc_id: 0 for c in tied}
+        for qe in self.others:
+            explains = {c.doc_id for c in tied
+                        if max((similarity(qe.sig, d)[0] for _, d in self.matcher.profile(c.doc_id).sigs),
+                               default=0.0) >= SIG_ACCEPT}
+            if explains and len(explains) < len(tied):
+                for doc_id in explains:
+                    count[doc_id] += 1
+        return count
 
 
 def _entry_conflicts(q: Signature, sigs: list[tuple[str, Signature]]) -> list[str]:
