@@ -176,3 +176,11 @@ def test_tab_indented_source_lines_stay_with_their_frames():
     rep = parse_report(text)
     assert rep.primary.frames[-1].code == "model.load_state_dict(sd)"
     assert "load_state_dict" not in rep.prose
+
+
+def test_an_error_quoted_in_a_reporter_sentence_counts_when_the_whole_paste_is_one_code_block():
+    text = ("```\nI am loading the model with device_map and I met `RuntimeError: Expected all tensors to be on the "
+            "same device, but found at least two devices, cuda:0 and cpu!` when generating\n```")
+    rep = parse_report(text)
+    assert rep.primary is not None and rep.primary.type == "RuntimeError"
+    assert rep.primary.origin == "inline"

@@ -378,7 +378,8 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
 def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
     out: list[ErrorEvent] = []
     for ln in lines:
-        if ln.fence or ln.kind is not None or not ln.s:
+        # (a fenced line counts when it is the reporter talking: the whole paste went into one code block)
+        if ln.kind is not None or not ln.s or ln.fence and not is_prose(ln):
             continue
         s = ln.s
         if "`" in s:
