@@ -215,9 +215,7 @@ class Matcher:
 
     def _dense(self, text: str) -> dict[str, float]:
         """Cosine of each entry's best chunk with the text (one query encoding: the expensive step)."""
-        prefix = gloss(text[:4000])
-        query = f"{prefix}\n{text[:4000]}" if prefix else text[:4000]
-        return _best_per_doc(self.kb.dense_search(query, RETRIEVE_DEPTH), self.kb.row_doc)
+        return _best_per_doc(self.kb.dense_search(text, RETRIEVE_DEPTH), self.kb.row_doc)
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str) -> Decision:

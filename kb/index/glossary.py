@@ -109,6 +109,23 @@ frozen, freeze                                                        | 冻结
 trainable                                                             | 可训练
 adapter, lora                                                         | 适配器
 value head, reward model                                              | 价值头, 奖励模型
+shared memory, /dev/shm, shm                                          | 共享内存
+network interface, nic, infiniband                                    | 网卡, 网络接口
+watchdog                                                              | 看门狗
+all reduce, allreduce, all gather, allgather                          | 全规约, 全收集
+segmentation fault, segfault, core dump                               | 段错误, 核心转储
+throughput                                                            | 吞吐, 吞吐量
+latency                                                               | 延迟, 时延
+slow, slowdown                                                        | 变慢, 太慢
+cache, kv cache                                                       | 缓存
+position embedding, position ids, positional                          | 位置编码, 位置嵌入
+rotary, rope                                                          | 旋转位置编码
+chat template, prompt template                                        | 对话模板, 提示词模板
+diverge, divergence, loss spike                                       | 发散, 尖峰
+converge, convergence                                                 | 收敛
+accuracy, metric                                                      | 准确率, 指标
+checkpoint conversion, convert checkpoint                             | 权重转换
+mirror, hf mirror                                                     | 镜像站
 """
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from kb.config import Settings
 from kb.index import store
 from kb.index.dense import DenseIndex
+from kb.index.glossary import gloss
 from kb.index.sparse import SparseIndex
 from kb.models import Document
 
@@ -68,7 +69,11 @@ class KnowledgeBase:
         return np.asarray(self.store.vectors() @ query.astype(np.float32))
 
     def dense_search(self, text: str, k: int) -> list[tuple[int, float]]:
-        return self.dense.search(self.embed_query(text), k)
+        """Nearest chunks to a query text (at most its first 4000 characters). The other language's names for the
+        concepts it mentions go in front (kb.index.glossary): the encoder alone bridges languages only loosely."""
+        text = text[:4000]
+        prefix = gloss(text)
+        return self.dense.search(self.embed_query(f"{prefix}\n{text}" if prefix else text), k)
 
     def doc_scores(self, text: str, depth: int = 256) -> tuple[dict[str, tuple[int, float]], dict[str, tuple[int, float]]]:
         """Per document, its best chunk (row, score) among the top `depth` chunks of BM25 and of dense retrieval."""
@@ -79,7 +84,7 @@ class KnowledgeBase:
             return best
 
         bm25 = best_per_doc(self.sparse.search_text(text, depth))
-        dense = best_per_doc(self.dense_search(text[:4000], depth))
+        dense = best_per_doc(self.dense_search(text, depth))
         return bm25, dense
 
     def search(self, text: str, top: int = 5) -> list[SearchResult]:
