@@ -45,6 +45,8 @@ GENERIC_FACTS = {
     "device.pair": None,                       # a tensor on the wrong device: which one is the whole question
     "cuda_assert.kernel": None,                # the kernel of an index assert names the op, not the cause
 }
+# Facts that say what a report is about rather than what failed ("we train in fp16").
+TOPIC_FACTS = {"dtype.mentioned"}
 CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
 TIE_SIG = 0.03           # entries this close on the report's error explain it equally well...
 TIE_LEAD = 0.1           # ...and one is chosen only when the rest of the report favours it by this much
@@ -374,8 +376,8 @@ class Matcher:
     def _described(self, qevents: list[QueryEvent], cands: list[Candidate]) -> tuple[Candidate | None, float]:
         """The entry a report without an error line describes, if one stands out, and its lead.
 
-        The report must at least say what failed (a sentence naming the error, or the call a cut traceback stops
-        in). The entry must lead on both retrievers fused (BM25 and dense, each across languages through the
+        The report must say what failed in terms the entry can be held to (`_says_what`). The entry must lead on
+        both retrievers fused (BM25 and dense, each across languages through the
         glossary), be first on at least one of them, and contradict no fact. When the report names an error class
         (out of memory, a device-side assert) only entries of that class compete: no other error explains it."""
         named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in GENERIC_FACTS}
@@ -388,8 +390,9 @@ class Matcher:
         lead = _fused(top) - (_fused(ranked[1]) if len(ranked) > 1 else 0.0)
         first_somewhere = top.doc_id in (max(cands, key=lambda c: c.bm25).doc_id,
                                          max(cands, key=lambda c: c.dense).doc_id)
-        conflicts = [x for qe in qevents for x in _entry_conflicts(qe.sig, self.profile(top.doc_id).sigs)]
-        if lead < DESCRIBED_LEAD or conflicts or top.vetoed or not first_somewhere:
+        sigs = self.profile(top.doc_id).sigs
+        conflicts = [x for qe in qevents for x in _entry_conflicts(qe.sig, sigs)]
+        if lead < DESCRIBED_LEAD or conflicts or top.vetoed or not first_somewhere or not _says_what(qevents, sigs):
             # A look-alike that contradicts what the report says (an OOM in evaluation, not in backward) blocks.
             top.conflicts = top.conflicts or conflicts
             return None, 0.0
@@ -412,6 +415,22 @@ class Matcher:
             return ("this error has several known causes, and nothing else in the report points to this one "
                     f"(corroboration {c.corroboration:.2f})")
         return ""
+
+
+def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]]) -> bool:
+    """Whether the report says what failed in terms an entry can be held to: a traceback cut inside a library
+    call (the call names the operation), or a sentence naming a fact of the entry's error ("out of GPU memory",
+    "HeaderTooLarge"). "It fails with an error" or "it hangs" says no more than the topic, and on topic alone the
+    nearest entry is as often another failure as this one."""
+    for qe in qevents:
+        if qe.event.origin == "frame" and reduce_frames(qe.event.frames[-1:], libraries_only=True):
+            return True
+        for name, value in qe.sig.facts.items():
+            if name in TOPIC_FACTS:
+                continue
+            if any(name in d.facts and set(value.split("|")) & set(d.facts[name].split("|")) for _, d in sigs):
+                return True
+    return False
 
 
 def _fused(c: Candidate) -> float:

@@ -76,3 +76,15 @@ def test_an_oom_in_evaluation_is_not_the_backward_oom_entry(diagnoser):
     diag = diagnoser.diagnose(text)
     assert not (diag.verdict == "match" and diag.matches[0].source == "oom_activation_zh.md"), diag.reason
     assert diag.query.facts.get("oom.phase") == "evaluation"
+
+
+@pytest.mark.parametrize("text", [
+    "Training on our cluster fails with an error after the upgrade; it worked last week.",
+    "部署推理服务时报错，GPU 利用率很低。",
+    "用 vLLM 部署服务时报错，KV cache 放不下。",
+    "多机训练时第一次 allreduce 就卡住，单机没问题。",
+])
+def test_saying_only_that_something_failed_is_not_enough(diagnoser, text):
+    # No fact of any entry's error and no library call: the nearest entry is merely the nearest topic.
+    diag = diagnoser.diagnose(text)
+    assert diag.verdict == "no_match", f"{diag.matches[0].entry_id}: {diag.reason}"
