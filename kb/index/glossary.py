@@ -166,8 +166,17 @@ def expand_query(text: str) -> tuple[str, ...]:
     """Terms of the other language's names for each glossary concept that `text` mentions (each concept once)."""
     extra: list[str] = []
     for en, zh, in_english in _mentioned(text):
-        extra.extend(tokenize(" ".join(zh if in_english else en)))
+        extra.extend(_han_pieces(zh) if in_english else tokenize(" ".join(en)))
     return tuple(dict.fromkeys(extra))
+
+
+@lru_cache(maxsize=512)
+def _han_pieces(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Every piece of two or more characters of the Chinese names: the words jieba cuts a document into are among
+    them (张量并行 → 张量, 并行, 张量并行), and a piece no document has is simply not in the index. Cutting the names
+    with jieba itself would load its dictionary (most of a second) for every English report."""
+    return tuple(dict.fromkeys(name[i:j] for name in names for i in range(len(name))
+                               for j in range(i + 2, len(name) + 1)))
 
 
 def gloss(text: str) -> str:
