@@ -1,8 +1,14 @@
 """The bilingual glossary: which concepts a text names, and the other language's terms a query gains."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from kb.index.glossary import expand_query, gloss, query_terms
 from kb.index.tokenize import tokenize
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_english_report_gains_the_chinese_terms_of_its_concepts():
@@ -48,3 +54,12 @@ def test_text_naming_no_concept_is_left_alone():
 def test_gloss_names_each_concept_once_in_the_other_language():
     # (`梯度累积` names both gradient accumulation and, inside it, the gradient.)
     assert gloss("CUDA OOM in backward; OOM again; 梯度累积") == "显存 反向传播 gradient accumulation gradient"
+
+
+def test_expanding_an_english_query_does_not_load_jieba():
+    # Loading jieba's dictionary costs most of a second of a cold `diagnose`; English reports must not pay it.
+    code = ("import sys; from kb.index.glossary import query_terms; "
+            "terms = query_terms('CUDA OOM in the backward pass with tensor parallel'); "
+            "assert '张量并行' in terms and '显存' in terms, terms; "
+            "assert 'jieba' not in sys.modules, 'jieba was imported'")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
