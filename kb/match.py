@@ -377,9 +377,9 @@ class Matcher:
         """The entry a report without an error line describes, if one stands out, and its lead.
 
         The report must say what failed in terms the entry can be held to (`_says_what`). The entry must lead on
-        both retrievers fused (BM25 and dense, each across languages through the
-        glossary), be first on at least one of them, and contradict no fact. When the report names an error class
-        (out of memory, a device-side assert) only entries of that class compete: no other error explains it."""
+        both retrievers fused (BM25 and dense, each across languages through the glossary), be first on at least
+        one of them, and contradict no fact. When the report names an error class (out of memory, a device-side
+        assert) only entries of that class compete: no other error explains it."""
         named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in GENERIC_FACTS}
         if named:
             cands = [c for c in cands if self._of_class(c.doc_id, named)]
