@@ -28,7 +28,7 @@ from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import parse_report
 from kb.traceback.signature import (Signature, hard_conflicts, signature_of_event, signature_of_line, similarity,
-                                    with_oom_phase)
+                                    values_agree, with_oom_phase)
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
 ROLE_WEIGHT = {"primary": 1.0, "cause": 0.95, "secondary": 0.8, "wrapper": 0.45, "cleanup": 0.3}
@@ -166,7 +166,7 @@ def _is_generic(q: Signature, d: Signature) -> bool:
     if not any(_generic_fact(n, v) for n, v in q.facts.items()):
         return False
     specific = [n for n in set(q.facts) & set(d.facts)
-                if not _generic_fact(n, q.facts[n]) and set(q.facts[n].split("|")) & set(d.facts[n].split("|"))]
+                if not _generic_fact(n, q.facts[n]) and values_agree(q.facts[n], d.facts[n])]
     return not specific
 
 
@@ -400,8 +400,8 @@ class Matcher:
 
     def _of_class(self, doc_id: str, named: set[tuple[str, str]]) -> bool:
         """True when some line of the entry carries every error-class fact the report names (e.g. oom.kind)."""
-        entry = {(n, v) for _, dsig in self.profile(doc_id).sigs for n, vs in dsig.facts.items() for v in vs.split("|")}
-        return all(any((n, x) in entry for x in v.split("|")) for n, v in named)
+        sigs = self.profile(doc_id).sigs
+        return all(any(n in d.facts and values_agree(v, d.facts[n]) for _, d in sigs) for n, v in named)
 
     @staticmethod
     def _reject_reason(c: Candidate, primary_known: bool) -> str:
@@ -428,7 +428,7 @@ def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]]) -> 
         for name, value in qe.sig.facts.items():
             if name in TOPIC_FACTS:
                 continue
-            if any(name in d.facts and set(value.split("|")) & set(d.facts[name].split("|")) for _, d in sigs):
+            if any(name in d.facts and values_agree(value, d.facts[name]) for _, d in sigs):
                 return True
     return False
 

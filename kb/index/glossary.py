@@ -131,7 +131,7 @@ mirror, hf mirror                                                     | 镜像�
 
 @lru_cache(maxsize=1)
 def _concepts() -> list[tuple[re.Pattern, tuple[str, ...], list[str]]]:
-    """Per concept: a regex for its English names, its Chinese names, and its English names."""
+    """Per concept: a regex that finds any of its English names, then its Chinese names and its English names."""
     out = []
     for line in _CONCEPTS.strip().splitlines():
         en_part, zh_part = (p.strip() for p in line.split("|"))

@@ -269,7 +269,8 @@ HARD_CONFLICT: Final = 0.25      # factor per conflicting hard fact
 SOFT_CONFLICT: Final = 0.85      # factor per conflicting soft fact
 
 
-def _agree(a: str, b: str) -> bool:
+def values_agree(a: str, b: str) -> bool:
+    """Two fact values agree when they share an alternative (`embedding|lm_head` agrees with `lm_head`)."""
     return bool(set(a.split("|")) & set(b.split("|")))
 
 
@@ -308,7 +309,7 @@ def hard_conflicts(a: Signature, b: Signature) -> list[str]:
     out = []
     for name in sorted(set(a.facts) & set(b.facts)):
         spec = FACTS.get(name)
-        if (spec and spec.hard and not _excused(name, a, b) and not _agree(a.facts[name], b.facts[name])
+        if (spec and spec.hard and not _excused(name, a, b) and not values_agree(a.facts[name], b.facts[name])
                 and not _near(name, a.facts[name], b.facts[name])):
             out.append(f"{name}: report has {a.facts[name]}, entry has {b.facts[name]}")
     return out
@@ -365,7 +366,7 @@ def similarity(a: Signature, b: Signature) -> tuple[float, list[str]]:
             why.append(f"fact {name} close: {a.facts[name]} vs {b.facts[name]} (neighbouring buckets)")
             continue
         total += w
-        if _agree(a.facts[name], b.facts[name]):
+        if values_agree(a.facts[name], b.facts[name]):
             agree += w
             why.append(f"fact {name} agrees: {a.facts[name]}")
         else:
