@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import httpx
 import pytest
@@ -146,3 +147,25 @@ def test_not_ready_until_the_kb_loads(cache_dir, tmp_path):
         assert health.status_code == 503 and health.json()["status"] in ("loading", "failed")
         body = assert_error(httpx.post(f"{srv.url}/v1/diagnose", json={"text": ZERO3}, timeout=10), 503, "not_ready")
         assert "knowledge base" in body["error"]
+
+
+def test_ready_only_once_the_surfaces_ready_hooks_ran(settings, kb_dir):
+    # /healthz says ready from this flag; a webhook let in while a surface is still opening its stores got a 500.
+    from bot.service.errors import NotReady
+    from bot.service.state import ServiceState
+    from kb.index.hybrid import KnowledgeBase
+
+    state = ServiceState(settings=settings)
+    entered, release = threading.Event(), threading.Event()
+    state.ready_hooks.append(lambda s: (entered.set(), release.wait(30)))
+    loading = threading.Thread(target=state.load, args=(KnowledgeBase.open(kb_dir, settings),))
+    loading.start()
+    try:
+        assert entered.wait(60)
+        assert not state.ready
+        with pytest.raises(NotReady):
+            state.require_ready()
+    finally:
+        release.set()
+        loading.join(60)
+    assert state.ready and state.load_error is None

@@ -50,17 +50,28 @@ class GitHubSurface:
             self.deliveries.close()
 
     def _on_ready(self, state: ServiceState) -> None:
-        """Open the deliveries table in the KB folder and resume what a previous run accepted but did not finish."""
-        self.deliveries = DeliveryStore(state.kb.path)
-        self.processor = Processor(state, GitHubClient(state.settings), self.deliveries)
+        """Open the deliveries table in the KB folder and queue what a previous run accepted but did not finish.
+
+        Runs before the service reports ready, so no webhook is accepted yet: the unfinished list is exactly what
+        the last run left, and the route never sees a half-built surface.
+        """
+        deliveries = DeliveryStore(state.kb.path)
+        self.processor = Processor(state, GitHubClient(state.settings), deliveries)
+        self.deliveries = deliveries
         token = state.settings.github_token
         if state.settings.github_webhook_secret and not (token and token.get_secret_value()):
             log.warning("TRIAGE_GITHUB_TOKEN is not set: webhooks are accepted but comments will fail")
-        for delivery_id in self.deliveries.unfinished():
-            log.info("resuming delivery %s accepted before the last stop", delivery_id)
+        unfinished = deliveries.unfinished()
+        if unfinished:
+            self.worker.submit(self._resume, unfinished)
+
+    def _resume(self, delivery_ids: list[str]) -> None:
+        self.state.wait_ready()  # queued by the ready hook, which runs just before the service is ready
+        for delivery_id in delivery_ids:
             token = request_id_var.set(delivery_id)
             try:
-                self.worker.submit(self.processor.run, delivery_id)
+                log.info("resuming delivery %s accepted before the last stop", delivery_id)
+                self.processor.run(delivery_id)
             finally:
                 request_id_var.reset(token)
 
@@ -97,8 +108,8 @@ class GitHubSurface:
         if isinstance(work, str):
             return JSONResponse({"ok": True, "status": "ignored", "reason": work})
         self.state.require_ready()
-        if self.deliveries is None:  # the KB is loaded but its deliveries table not open yet (or it failed to open)
-            raise NotReady("GitHub webhooks are not ready yet; retry in a few seconds.")
+        if self.deliveries is None:  # the ready hook failed to open the deliveries table (the log says why)
+            raise NotReady("GitHub webhooks are unavailable: the deliveries table did not open (see the service log).")
         if not await run_in_threadpool(self.deliveries.accept, delivery_id, event, body):
             return JSONResponse({"ok": True, "status": "duplicate", "delivery": delivery_id})
         self.worker.submit(self.processor.run, delivery_id)

@@ -33,7 +33,8 @@ class ServiceState:
     feedback: FeedbackStore | None = None
     repro: ResultStore | None = None
     load_error: str | None = None
-    # Called (in the loading thread) once the KB is ready: resume persisted work, warm caches.
+    # Called (in the loading thread) once the KB is open and before the service reports ready, so that a request
+    # let in by /healthz never finds a surface half set up. Work a hook starts in the background calls wait_ready.
     ready_hooks: list[Callable[[ServiceState], None]] = field(default_factory=list)
     # The matcher keeps per-call state, the embedder is not re-entrant, and the matcher reads the feedback table
     # that surfaces write: one diagnosis (or feedback write) at a time.
@@ -67,14 +68,17 @@ class ServiceState:
             log.error("knowledge base failed to load: %s", self.load_error)
             return
         self.kb, self.feedback, self.repro, self.diagnoser = kb, feedback, repro, diagnoser
-        self._ready.set()
-        log.info("knowledge base %s loaded (%d entries) in %.1f s", kb.path, len(kb.documents()),
-                 time.monotonic() - started)
         for hook in self.ready_hooks:
             try:
                 hook(self)
             except Exception:  # noqa: BLE001 - one surface's hook must not keep the others from starting
                 log.exception("ready hook %s failed", getattr(hook, "__name__", hook))
+        self._ready.set()
+        log.info("knowledge base %s loaded (%d entries) in %.1f s", kb.path, len(kb.documents()),
+                 time.monotonic() - started)
+
+    def wait_ready(self) -> None:
+        self._ready.wait()
 
     def require_ready(self) -> None:
         if not self.ready:
