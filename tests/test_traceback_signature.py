@@ -5,7 +5,9 @@ from kb.traceback.facts import FACTS, shape_relation
 from kb.traceback.frames import locate_file, reduce_frames
 from kb.traceback.models import Frame
 from kb.traceback.parse import parse_report
-from kb.traceback.signature import SIGNATURE_VERSION, make_signature, signature_of_event, signature_of_line, similarity
+from kb.match import SIG_ACCEPT
+from kb.traceback.signature import (SIGNATURE_VERSION, make_signature, related_types, signature_of_event, signature_of_line,
+                                    similarity)
 
 SM = ("size mismatch for {p}: copying a param with shape torch.Size([{ck}]) from checkpoint, "
       "the shape in current model is torch.Size([{cur}]).")
@@ -261,6 +263,17 @@ def test_similarity_type_and_text():
     assert similarity(a, a)[0] == pytest.approx(1.0, abs=0.01)
     unrelated = signature_of_line("KeyError: 'qwen2'")
     assert similarity(a, unrelated)[0] < 0.2
+
+
+def test_a_parent_and_a_child_exception_type_are_related():
+    # torch 1.x raised RuntimeError for this message, 2.x raises DistNetworkError (a RuntimeError subclass).
+    msg = "The server socket has failed to listen on any local network address."
+    old, new = signature_of_line(f"RuntimeError: {msg}"), signature_of_line(f"torch.distributed.DistNetworkError: {msg}")
+    other = signature_of_line(f"ValueError: {msg}")
+    related, why = similarity(old, new)
+    assert related > SIG_ACCEPT > similarity(other, new)[0] and any("related types" in w for w in why)
+    assert related < similarity(new, new)[0]
+    assert related_types("ModuleNotFoundError", "ImportError") and not related_types("KeyError", "ValueError")
 
 
 def test_every_fact_is_documented():

@@ -13,6 +13,7 @@ knowledge base are only comparable with signatures made by the same version.
 """
 from __future__ import annotations
 
+import builtins
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -173,6 +174,32 @@ _TOKEN = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]{1,60}|[\u4e00-\u9fff]{1,20}")
 _TOKEN_STOP: Final = frozenset("the a an to of in is are be for and or with from at by on this that it as was were "
                                "but not".split())
 _GENERIC_TYPES: Final = frozenset({None, "", "Error", "Exception", "BaseException"})
+# Library exceptions that subclass a builtin one. Libraries move a message to a more specific type between releases
+# (torch's `RuntimeError: The server socket has failed ...` became `DistNetworkError` in 2.x), so a report and an
+# entry of one message may name a parent and its child.
+_LIBRARY_PARENTS: Final = {
+    "DistError": "RuntimeError", "DistNetworkError": "DistError", "DistBackendError": "DistError",
+    "DistStoreError": "DistError", "OutOfMemoryError": "RuntimeError", "ChildFailedError": "Exception",
+    "HFValidationError": "ValueError", "JSONDecodeError": "ValueError", "UnpicklingError": "PickleError",
+    "PickleError": "Exception", "SafetensorError": "Exception", "HTTPError": "OSError",
+}
+
+
+def _ancestors(name: str) -> list[str]:
+    """`name` and the types it subclasses, nearest first, as far as the builtins and `_LIBRARY_PARENTS` say."""
+    out = [name]
+    while name in _LIBRARY_PARENTS:
+        name = _LIBRARY_PARENTS[name]
+        out.append(name)
+    builtin = getattr(builtins, name, None)
+    if isinstance(builtin, type) and issubclass(builtin, BaseException):
+        out.extend(k.__name__ for k in builtin.__mro__[1:] if issubclass(k, BaseException))
+    return out
+
+
+def related_types(a: str, b: str) -> bool:
+    """True when one exception type subclasses the other (`DistNetworkError` is a `RuntimeError`)."""
+    return a in _ancestors(b) or b in _ancestors(a)
 
 
 def _tokens(template: str) -> list[str]:
@@ -318,7 +345,7 @@ def hard_conflicts(a: Signature, b: Signature) -> list[str]:
 def similarity(a: Signature, b: Signature) -> tuple[float, list[str]]:
     """How alike two signatures are, 0..1, with the reasons.
 
-    Type (30%) and template tokens (70%: a blend of Jaccard and containment, so a message cut short still matches
+    Type (30%: the same 1, one a subclass of the other 0.6) and template tokens (70%: a blend of Jaccard and containment, so a message cut short still matches
     its full form) make a base score; facts both sides carry then move it: agreement lifts it towards 1, each
     conflicting *hard* fact multiplies it by `HARD_CONFLICT`, each conflicting soft fact by `SOFT_CONFLICT`.
     """
@@ -332,6 +359,9 @@ def similarity(a: Signature, b: Signature) -> tuple[float, list[str]]:
     elif a.exc_type == b.exc_type:
         t = 1.0
         why.append(f"same type {a.exc_type}")
+    elif related_types(a.exc_type, b.exc_type):
+        t = 0.6
+        why.append(f"related types {a.exc_type} / {b.exc_type} (one subclasses the other)")
     else:
         t = 0.0
         why.append(f"different types {a.exc_type} / {b.exc_type}")
