@@ -231,7 +231,7 @@ class Matcher:
         pool = self.docs if self.score_all else self._pool(bm25)
         cands = {d: self._candidate(d, qevents, qframes, bm25) for d in pool}
 
-        printed = any(not qe.event.inferred for qe in qevents)
+        printed = _printed(qevents)
         if not self._decisive(list(cands.values()), printed):
             # The signature and BM25 alone do not settle it: bring in the dense retriever (and what it finds).
             dense = self._dense(query_text)
@@ -295,7 +295,7 @@ class Matcher:
     def _decide(self, report: Report, qevents: list[QueryEvent], cands: list[Candidate], rest: "_Rest") -> tuple[str, float, str]:
         if not cands:
             return "no_match", 1.0, "the knowledge base is empty"
-        printed = any(not qe.event.inferred for qe in qevents)
+        printed = _printed(qevents)
         # The primary's best raw similarity anywhere: when the primary has no counterpart in the KB, a secondary
         # error of the report may carry the match instead.
         primary_known = max((c.sig_raw for c in cands if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
@@ -415,6 +415,12 @@ class Matcher:
             return ("this error has several known causes, and nothing else in the report points to this one "
                     f"(corroboration {c.corroboration:.2f})")
         return ""
+
+
+def _printed(qevents: list[QueryEvent]) -> bool:
+    """Whether the report prints its failure: an error line other than a side remark. A traceback cut before its
+    last line, with only a warning printed beside it, is judged as a report without an error line."""
+    return any(not qe.event.inferred and qe.event.role != "secondary" for qe in qevents)
 
 
 def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]]) -> bool:

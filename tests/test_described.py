@@ -62,6 +62,22 @@ def test_a_cut_traceback_is_matched_by_the_call_it_stopped_in(diagnoser):
                diag.matches[0].evidence)
 
 
+def test_a_printed_warning_beside_a_cut_traceback_does_not_stand_for_its_error(diagnoser):
+    # The only printed line is a side remark (a deprecation warning); the failure is the call the traceback stops in.
+    text = (
+        "/venv/lib/python3.10/site-packages/accelerate/accelerator.py:432: FutureWarning: `evaluation_strategy` is "
+        "deprecated and will be removed in version 4.46 of Transformers. Use `eval_strategy` instead\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/finetune.py", line 88, in <module>\n'
+        "    trainer = transformers.Trainer(model=model, args=args)\n"
+        '  File "/venv/lib/python3.10/site-packages/transformers/trainer.py", line 512, in __init__\n'
+        "    self._move_model_to_device(model, args.device)\n"
+    )
+    diag = diagnoser.diagnose(text)
+    assert diag.verdict == "match", diag.reason
+    assert diag.matches[0].source == "meta_tensor_en.md"
+
+
 def test_a_report_that_states_no_failure_is_not_matched_on_topic_alone(diagnoser):
     # On topic (bf16, V100, fine-tuning) but it says nothing failed: nothing to diagnose.
     text = "We fine-tune on V100 cards with fp16 and DeepSpeed; the bf16 option is off. Step time is 1.2 s."
