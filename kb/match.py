@@ -10,7 +10,7 @@ Signals per entry (each explained in the answer):
 
 The verdict rests on the failure mechanism: an entry is accepted when its error lines explain the report's
 primary error (same signature, no conflicting fact), corroborated by the rest of the report when that error is one
-with many known causes. When the report holds no error line at all, an entry is accepted when both retrievers
+with many known causes, or when it names another thing (class, keyword) in the entry's words. When the report holds no error line at all, an entry is accepted when both retrievers
 independently agree on it, or when the report at least says what failed (a sentence naming the error, or the call a
 cut traceback stops in) and one entry of that error's class clearly leads both retrievers together. Both retrievers
 read across languages through the glossary (kb.index.glossary).
@@ -27,8 +27,8 @@ from kb.models import Document
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import parse_report
-from kb.traceback.signature import (Signature, hard_conflicts, signature_of_event, signature_of_line, similarity,
-                                    values_agree, with_oom_phase)
+from kb.traceback.signature import (Signature, differing_literals, hard_conflicts, signature_of_event,
+                                    signature_of_line, similarity, values_agree, with_oom_phase)
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
 ROLE_WEIGHT = {"primary": 1.0, "cause": 0.95, "secondary": 0.8, "wrapper": 0.45, "cleanup": 0.3}
@@ -97,6 +97,7 @@ class Candidate:
     sig_why: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     generic: bool = False
+    renamed: tuple[list[str], list[str]] = ([], [])  # names the report's error has in place of the entry's line's
     reason: str = ""
     vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
     notes: list[str] = field(default_factory=list)   # further evidence for the answer, in words
@@ -196,17 +197,21 @@ class Matcher:
         """The entries a big KB scores for one retriever: its best few (a small KB scores all of them)."""
         return sorted(scores, key=lambda d: -scores[d])[:POOL_PER_RETRIEVER]
 
-    def coverage(self, tokens: list[str], doc_id: str) -> float:
-        """IDF-weighted share of the (known) tokens that the entry also uses: e.g. how many of the functions a
-        traceback passes through (rare ones weigh more) this entry talks about."""
-        known = {t for t in tokens if t in self.idf}
-        total = sum(self.idf[t] for t in known)
-        if total <= 0:
-            return 0.0
+    def coverage(self, functions: list[str], doc_id: str) -> float:
+        """How many of the library functions a traceback passes through this entry talks about: the IDF-weighted
+        share of their tokens in the entry (rare ones weigh more). 0 unless the entry speaks of at least two of the
+        functions: one (`from_pretrained`) is where half of any KB passes, and says nothing of the cause."""
+        from kb.index.tokenize import tokenize
+
         if self._doc_tokens is None:
             self._doc_tokens = self.kb.store.doc_tokens()
         vocab = self._doc_tokens.get(doc_id, set())
-        return sum(self.idf[t] for t in known if t in vocab) / total
+        per_function = [set(tokenize(f)) for f in set(functions)]
+        if sum(2 * len(toks & vocab) >= len(toks) > 0 for toks in per_function) < 2:
+            return 0.0
+        known = {t for toks in per_function for t in toks if t in self.idf}
+        total = sum(self.idf[t] for t in known)
+        return sum(self.idf[t] for t in known if t in vocab) / total if total > 0 else 0.0
 
     # -- retrieval: per entry, its best chunk ----------------------------------------------------------------
     def _bm25(self, text: str) -> dict[str, float]:
@@ -221,8 +226,6 @@ class Matcher:
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str) -> Decision:
-        from kb.index.tokenize import tokenize
-
         report = parse_report(text)
         qevents = _query_events(report)
         query_text = _retrieval_text(report, text)
@@ -246,7 +249,7 @@ class Matcher:
         ranked = sorted(cands.values(), key=lambda c: -c.score)
         # Library frames say where it failed: their function names are evidence beyond the message.
         others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
-        rest = _Rest(self, report.prose.strip(), tokenize(" ".join(k.split(":")[-1] for k in qframes)), others)
+        rest = _Rest(self, report.prose.strip(), sorted({k.split(":")[-1] for k in qframes}), others)
         rest.corroborate([c for c in ranked if c.generic])
         self._apply_feedback(ranked, qevents)
         verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
@@ -265,7 +268,10 @@ class Matcher:
                     c.sig_pair = (qe.text, line)
                     c.sig_why = why
                     c.conflicts = conflicts
-                    c.generic = _is_generic(qe.sig, dsig)
+                    # Another name in the same words (another tokenizer class, another keyword) is the same kind of
+                    # error, and like a symptom with many causes it needs the rest of the report to point here.
+                    c.renamed = differing_literals(qe.sig, dsig)
+                    c.generic = _is_generic(qe.sig, dsig) or bool(c.renamed[0])
         if qframes and prof.frames:
             c.frames = len(qframes & prof.frames) / len(qframes)
         c.score = SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames
@@ -411,6 +417,10 @@ class Matcher:
             return "the report's error is not one this entry describes"
         if c.sig_role in ("wrapper", "cleanup") or (c.sig_role == "secondary" and primary_known):
             return "the entry matches a secondary message of the report, not its main error"
+        if c.generic and c.corroboration < CORROBORATE and c.renamed[0]:
+            return (f"the report's error is about {', '.join(c.renamed[0][:3])} where this entry's is about "
+                    f"{', '.join(c.renamed[1][:3])}, and nothing else in the report points to this entry "
+                    f"(corroboration {c.corroboration:.2f})")
         if c.generic and c.corroboration < CORROBORATE:
             return ("this error has several known causes, and nothing else in the report points to this one "
                     f"(corroboration {c.corroboration:.2f})")
@@ -465,8 +475,8 @@ class _Rest:
     other printed error lines (a warning that only one of two look-alike entries lists tells them apart).
     Retrieval over the prose costs a query encoding, so it runs once per report, and only when asked."""
 
-    def __init__(self, matcher: "Matcher", prose: str, frame_tokens: list[str], others: list[QueryEvent]):
-        self.matcher, self.prose, self.frame_tokens, self.others = matcher, prose, frame_tokens, others
+    def __init__(self, matcher: "Matcher", prose: str, functions: list[str], others: list[QueryEvent]):
+        self.matcher, self.prose, self.functions, self.others = matcher, prose, functions, others
         self._retrieved: tuple[dict[str, float], dict[str, float]] | None = None
 
     def corroborate(self, cands: list[Candidate]) -> None:
@@ -481,7 +491,7 @@ class _Rest:
         bm25, dense = self._retrieved
         for c in todo:
             c.corroboration = max(0.5 * bm25.get(c.doc_id, 0.0) + 0.5 * dense_norm(dense.get(c.doc_id, 0.0)),
-                                  self.matcher.coverage(self.frame_tokens, c.doc_id))
+                                  self.matcher.coverage(self.functions, c.doc_id))
             c.measured.add("corroboration")
 
     def telling_lines(self, tied: list[Candidate]) -> dict[str, int]:

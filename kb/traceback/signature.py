@@ -292,6 +292,23 @@ def with_oom_phase(sig: Signature, text: str, where: str) -> Signature:
 # Similarity
 # ----------------------------------------------------------------------------------------------------------------
 
+# Names a template keeps because they may carry the cause: quoted literals, CamelCase and snake_case identifiers.
+_LITERAL = re.compile(r"'([^'<>\s]{2,80})'|\"([^\"<>\s]{2,80})\"|\b([A-Z]\w*[a-z]\w*[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+)\b")
+
+
+def _literals(template: str) -> set[str]:
+    return {next(g for g in m.groups() if g) for m in _LITERAL.finditer(template)}
+
+
+def differing_literals(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
+    """The names each message has in place of the other's (`LLaMATokenizer` / `QWenTokenizer`), or two empty lists
+    when one message merely says more. The same words about another name are the same kind of error, but an entry
+    whose cause is that name (a mis-cased class, one unknown keyword) does not explain the other one by itself."""
+    la, lb = _literals(a.template), _literals(b.template)
+    only_a, only_b = sorted(la - lb), sorted(lb - la)
+    return (only_a, only_b) if only_a and only_b else ([], [])
+
+
 HARD_CONFLICT: Final = 0.25      # factor per conflicting hard fact
 SOFT_CONFLICT: Final = 0.85      # factor per conflicting soft fact
 

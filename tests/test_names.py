@@ -1,0 +1,88 @@
+"""Errors whose words are the same but whose names differ (another tokenizer class, another keyword argument).
+
+An entry whose cause is a name explains a report with that name; a report with another name in the same words is
+the same kind of error and needs the rest of the report to point to the entry. Own postmortems in
+`tests/data/corpus_names/`, ingested into a real KB.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingest.build import ingest
+from kb.diagnose import Diagnoser
+from kb.index.hybrid import KnowledgeBase
+from kb.traceback.signature import differing_literals, signature_of_line
+
+pytestmark = pytest.mark.slow
+
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus_names"
+LLAMA = "ValueError: Tokenizer class LLaMATokenizer does not exist or is not currently imported."
+
+
+@pytest.fixture(scope="module")
+def diagnoser(tmp_path_factory, cache_dir):
+    from kb.config import Settings
+
+    settings = Settings(cache_dir=cache_dir)
+    kb_dir = tmp_path_factory.mktemp("kb") / "kb"
+    ingest([CORPUS], kb_dir, settings)
+    kb = KnowledgeBase.open(kb_dir, settings)
+    yield Diagnoser(kb)
+    kb.close()
+
+
+def test_differing_literals():
+    qwen = signature_of_line(LLAMA.replace("LLaMATokenizer", "QWenTokenizer"))
+    assert differing_literals(qwen, signature_of_line(LLAMA)) == (["QWenTokenizer"], ["LLaMATokenizer"])
+    assert differing_literals(signature_of_line(LLAMA), signature_of_line(LLAMA)) == ([], [])
+    # A message that only says more is not a rename.
+    short = signature_of_line("TypeError: LoraConfig.__init__() got an unexpected keyword argument")
+    full = signature_of_line("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'layer_replication'")
+    assert differing_literals(short, full) == ([], [])
+
+
+def test_the_entrys_own_name_matches(diagnoser):
+    diag = diagnoser.diagnose(LLAMA)
+    assert diag.verdict == "match" and diag.matches[0].source == "tokenizer_class_casing_zh.md", diag.reason
+
+
+def test_another_name_in_the_same_words_alone_is_not_matched(diagnoser):
+    text = ("  File \"/venv/lib/python3.9/site-packages/peft/auto.py\", line 124, in from_pretrained\n"
+            "    tokenizer = AutoTokenizer.from_pretrained(pretrained_model_name_or_path)\n"
+            "  File \"/venv/lib/python3.9/site-packages/transformers/models/auto/tokenization_auto.py\", line 724, "
+            "in from_pretrained\n    raise ValueError(\n" + LLAMA.replace("LLaMATokenizer", "QWenTokenizer"))
+    diag = diagnoser.diagnose(text)
+    assert diag.verdict == "no_match"
+    related = diag.related[0]
+    assert related.source == "tokenizer_class_casing_zh.md"
+    assert "QWenTokenizer" in related.reason and "LLaMATokenizer" in related.reason
+
+
+def test_another_name_with_a_report_that_points_to_the_entry_is_matched(diagnoser):
+    text = (
+        "Loading the LoRA adapter we trained last week fails on the inference box (it has an older peft):\n\n"
+        "```\n"
+        "Traceback (most recent call last):\n"
+        "  File \"/srv/infer.py\", line 21, in <module>\n"
+        "    model = PeftModel.from_pretrained(base, \"./adapter\")\n"
+        "  File \"/venv/lib/python3.10/site-packages/peft/peft_model.py\", line 325, in from_pretrained\n"
+        "    config = PEFT_TYPE_TO_CONFIG_MAPPING[PeftConfig._get_peft_type(model_id)].from_pretrained(model_id)\n"
+        "  File \"/venv/lib/python3.10/site-packages/peft/config.py\", line 152, in from_pretrained\n"
+        "    return cls.from_peft_type(**kwargs)\n"
+        "  File \"/venv/lib/python3.10/site-packages/peft/config.py\", line 119, in from_peft_type\n"
+        "    return config_cls(**kwargs)\n"
+        "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n"
+        "```\n"
+    )
+    diag = diagnoser.diagnose(text)
+    assert diag.verdict == "match", diag.reason
+    assert diag.matches[0].source == "peft_config_newer_version_en.md"
+
+
+def test_a_bare_line_with_another_keyword_is_not_matched(diagnoser):
+    # A keyword the user made up in their own LoraConfig(...) call: nothing says "adapter saved by a newer PEFT".
+    diag = diagnoser.diagnose("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_original_init'")
+    assert diag.verdict == "no_match"
+    assert "use_original_init" in diag.related[0].reason
