@@ -6,7 +6,7 @@ from kb.traceback.frames import locate_file, reduce_frames
 from kb.traceback.models import Frame
 from kb.traceback.parse import parse_report
 from kb.match import SIG_ACCEPT
-from kb.traceback.signature import (SIGNATURE_VERSION, make_signature, related_types, signature_of_event, signature_of_line,
+from kb.traceback.signature import (SIGNATURE_VERSION, hard_conflicts, make_signature, related_types, signature_of_event, signature_of_line,
                                     similarity)
 
 SM = ("size mismatch for {p}: copying a param with shape torch.Size([{ck}]) from checkpoint, "
@@ -263,6 +263,19 @@ def test_similarity_type_and_text():
     assert similarity(a, a)[0] == pytest.approx(1.0, abs=0.01)
     unrelated = signature_of_line("KeyError: 'qwen2'")
     assert similarity(a, unrelated)[0] < 0.2
+
+
+def test_state_dict_key_lists():
+    head = "Error(s) in loading state_dict for Net:\n\t"
+    renamed = make_signature("RuntimeError", head + 'Missing key(s) in state_dict: "fc.weight". \n\tUnexpected key(s) in '
+                                'state_dict: "module.fc.weight".')
+    extra = make_signature("RuntimeError", head + 'Unexpected key(s) in state_dict: "bert.embeddings.position_ids".')
+    cut = make_signature("RuntimeError", head + 'Missing key(s) in state_dict: "fc.weight", "fc.bias", ...')
+    assert renamed.facts["state_dict.keys"] == "missing+unexpected" and extra.facts["state_dict.keys"] == "unexpected"
+    assert "state_dict.keys" not in cut.facts          # the Unexpected list may follow below the cut
+    # A bare list line (an entry's error_lines split one message) says nothing about the other list.
+    assert "state_dict.keys" not in signature_of_line('Unexpected key(s) in state_dict: "module.fc.weight".').facts
+    assert hard_conflicts(extra, renamed) == ["state_dict.keys: report has unexpected, entry has missing+unexpected"]
 
 
 def test_a_parent_and_a_child_exception_type_are_related():

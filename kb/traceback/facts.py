@@ -38,6 +38,10 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
              weight=0.5),
     FactSpec("mismatch.direction", "checkpoint_larger | current_larger", hard=False, weight=0.5),
     FactSpec("mismatch.dim", "which dim differs: 0 | 1 | ... | several", hard=False, weight=0.5),
+    FactSpec("state_dict.keys", "the key lists of a whole `Error(s) in loading state_dict` message: "
+             "missing+unexpected (keys were renamed, e.g. by a wrapper prefix) | unexpected (nothing is missing, so "
+             "nothing was renamed: extra keys only). PyTorch prints Missing before Unexpected, so a message showing "
+             "only Missing may be cut and is not read", hard=True),
     # unpickling / file format ---------------------------------------------------------------------------------------
     FactSpec("load_key.byte", "the byte in `invalid load key, 'v'.` (v: a git-lfs pointer file; <: an HTML page)",
              hard=True, weight=2.0),
@@ -214,6 +218,8 @@ FactRule = Callable[[str, str], tuple[dict[str, str], str | None]]
 
 def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
+    if "Error(s) in loading state_dict" in msg and "Unexpected key(s)" in msg:
+        facts["state_dict.keys"] = "missing+unexpected" if "Missing key(s)" in msg else "unexpected"
     found = 0
     for m in _STATE_DICT_MISMATCH.finditer(msg):
         found += 1
@@ -240,7 +246,7 @@ def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | Non
                 _merge(facts, f)
                 found = 1
     if not found:
-        return {}, None
+        return facts, (f"state_dict key lists: {facts['state_dict.keys']}" if facts else None)
     hint = (f"read {found} shape mismatch(es): role {facts.get('mismatch.param_role', '?')}, relation "
             f"{facts.get('mismatch.relation', '?')}, zero side {facts.get('mismatch.zero_side', '?')}")
     return facts, hint
