@@ -27,7 +27,7 @@ from kb.models import Document
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import parse_report
-from kb.traceback.signature import (Signature, differing_literals, hard_conflicts, signature_of_event,
+from kb.traceback.signature import (Signature, divergence, hard_conflicts, signature_of_event,
                                     signature_of_line, similarity, values_agree, with_oom_phase)
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
@@ -97,7 +97,7 @@ class Candidate:
     sig_why: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     generic: bool = False
-    renamed: tuple[list[str], list[str]] = ([], [])  # names the report's error has in place of the entry's line's
+    diverges: tuple[list[str], list[str]] = ([], [])  # what the report's error says in place of the entry line's
     reason: str = ""
     vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
     notes: list[str] = field(default_factory=list)   # further evidence for the answer, in words
@@ -250,7 +250,7 @@ class Matcher:
         # Library frames say where it failed: their function names are evidence beyond the message.
         others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
         rest = _Rest(self, report.prose.strip(), sorted({k.split(":")[-1] for k in qframes}), others)
-        rest.corroborate([c for c in ranked if c.generic])
+        rest.corroborate([c for c in ranked if c.generic and c.sig_raw >= SIG_ACCEPT])   # only these can be accepted
         self._apply_feedback(ranked, qevents)
         verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
         return Decision(verdict, confidence, ranked, reason, report, qevents)
@@ -268,10 +268,11 @@ class Matcher:
                     c.sig_pair = (qe.text, line)
                     c.sig_why = why
                     c.conflicts = conflicts
-                    # Another name in the same words (another tokenizer class, another keyword) is the same kind of
-                    # error, and like a symptom with many causes it needs the rest of the report to point here.
-                    c.renamed = differing_literals(qe.sig, dsig)
-                    c.generic = _is_generic(qe.sig, dsig) or bool(c.renamed[0])
+                    # Another name in the same words (another tokenizer class, another keyword), or a message that
+                    # parts ways with the entry's, is the same kind of error; like a symptom with many causes, it
+                    # needs the rest of the report to point here.
+                    c.diverges = divergence(qe.sig, dsig)
+                    c.generic = _is_generic(qe.sig, dsig) or bool(c.diverges[0])
         if qframes and prof.frames:
             c.frames = len(qframes & prof.frames) / len(qframes)
         c.score = SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames
@@ -417,9 +418,9 @@ class Matcher:
             return "the report's error is not one this entry describes"
         if c.sig_role in ("wrapper", "cleanup") or (c.sig_role == "secondary" and primary_known):
             return "the entry matches a secondary message of the report, not its main error"
-        if c.generic and c.corroboration < CORROBORATE and c.renamed[0]:
-            return (f"the report's error is about {', '.join(c.renamed[0][:3])} where this entry's is about "
-                    f"{', '.join(c.renamed[1][:3])}, and nothing else in the report points to this entry "
+        if c.generic and c.corroboration < CORROBORATE and c.diverges[0]:
+            return (f"the report's error says {', '.join(c.diverges[0][:4])} where this entry's says "
+                    f"{', '.join(c.diverges[1][:4])}, and nothing else in the report points to this entry "
                     f"(corroboration {c.corroboration:.2f})")
         if c.generic and c.corroboration < CORROBORATE:
             return ("this error has several known causes, and nothing else in the report points to this one "

@@ -13,7 +13,7 @@ import pytest
 from ingest.build import ingest
 from kb.diagnose import Diagnoser
 from kb.index.hybrid import KnowledgeBase
-from kb.traceback.signature import differing_literals, signature_of_line
+from kb.traceback.signature import divergence, signature_of_line
 
 pytestmark = pytest.mark.slow
 
@@ -33,14 +33,25 @@ def diagnoser(tmp_path_factory, cache_dir):
     kb.close()
 
 
-def test_differing_literals():
+def test_divergence():
     qwen = signature_of_line(LLAMA.replace("LLaMATokenizer", "QWenTokenizer"))
-    assert differing_literals(qwen, signature_of_line(LLAMA)) == (["QWenTokenizer"], ["LLaMATokenizer"])
-    assert differing_literals(signature_of_line(LLAMA), signature_of_line(LLAMA)) == ([], [])
+    assert divergence(qwen, signature_of_line(LLAMA)) == (["QWenTokenizer"], ["LLaMATokenizer"])
+    assert divergence(signature_of_line(LLAMA), signature_of_line(LLAMA)) == ([], [])
     # A message that only says more is not a rename.
     short = signature_of_line("TypeError: LoraConfig.__init__() got an unexpected keyword argument")
     full = signature_of_line("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'layer_replication'")
-    assert differing_literals(short, full) == ([], [])
+    assert divergence(short, full) == ([], [])
+
+
+def test_messages_that_part_ways_diverge_but_a_longer_form_or_a_typo_does_not():
+    base = "ValueError: You can't train a model that has been loaded in 8-bit precision on "
+    multiple = signature_of_line(base + "multiple devices.")
+    other = signature_of_line(base + "a different device than the one you're training on.")
+    assert divergence(multiple, other) == (["multiple", "devices"], ["different", "device", "than", "one", "re", "training"])
+    longer = signature_of_line(base + "multiple devices. Make sure you loaded the model on the right device.")
+    assert divergence(multiple, longer) == ([], [])
+    typo = signature_of_line(base.replace("train", "trian") + "multiple devices.")
+    assert divergence(multiple, typo) == ([], [])
 
 
 def test_the_entrys_own_name_matches(diagnoser):

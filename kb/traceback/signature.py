@@ -300,13 +300,21 @@ def _literals(template: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _LITERAL.finditer(template)}
 
 
-def differing_literals(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
-    """The names each message has in place of the other's (`LLaMATokenizer` / `QWenTokenizer`), or two empty lists
-    when one message merely says more. The same words about another name are the same kind of error, but an entry
-    whose cause is that name (a mis-cased class, one unknown keyword) does not explain the other one by itself."""
+def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
+    """What each message says in place of the other's, or two empty lists when one merely says more (a cut or a
+    longer form of one message).
+
+    First the names (`QWenTokenizer` / `LLaMATokenizer`, one keyword for another): the same words about another
+    name are the same kind of error, but an entry whose cause is that name does not explain the other by itself.
+    Then plain words, when each side has at least two the other lacks ("on multiple devices" / "on a different
+    device than the one you're training on"): two messages that part ways, not one message in two versions."""
     la, lb = _literals(a.template), _literals(b.template)
     only_a, only_b = sorted(la - lb), sorted(lb - la)
-    return (only_a, only_b) if only_a and only_b else ([], [])
+    if only_a and only_b:
+        return only_a, only_b
+    ta, tb = set(a.tokens), set(b.tokens)
+    words_a, words_b = [t for t in a.tokens if t not in tb], [t for t in b.tokens if t not in ta]
+    return (words_a, words_b) if len(words_a) >= 2 and len(words_b) >= 2 else ([], [])
 
 
 HARD_CONFLICT: Final = 0.25      # factor per conflicting hard fact
