@@ -353,6 +353,9 @@ class Matcher:
             # When the dense signal was not needed (a decisive lead), agreement is taken as middling, not perfect.
             agreement = dense_norm(best.dense) if "dense" in best.measured else 0.5
             conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * agreement)
+            if best.generic:
+                # The error alone did not decide; the rest of the report did, and only as far as it points here.
+                conf = min(conf, 0.5 + 0.4 * best.corroboration)
             return "match", round(conf, 3), f"the report's error matches {best.doc_id}"
         # No printed error line: retrieval alone must be decisive, and both retrievers must agree.
         by_dense = max(cands, key=lambda c: c.dense)
