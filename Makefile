@@ -23,6 +23,7 @@ test: $(STAMP)
 
 eval: $(STAMP)
 	$(BIN)/triage eval ../shared/eval/dev
+	$(BIN)/triage eval tests/data/eval_holdout
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
