@@ -10,10 +10,11 @@ Signals per entry (each explained in the answer):
 
 The verdict rests on the failure mechanism: an entry is accepted when its error lines explain the report's
 primary error (same signature, no conflicting fact), corroborated by the rest of the report when that error is one
-with many known causes, or when it names another thing (class, keyword) in the entry's words. When the report holds no error line at all, an entry is accepted when both retrievers
-independently agree on it, or when the report at least says what failed (a sentence naming the error, or the call a
-cut traceback stops in) and one entry of that error's class clearly leads both retrievers together. Both retrievers
-read across languages through the glossary (kb.index.glossary).
+with many known causes, or says another name (class, keyword) or other words in the entry's message. When the
+report holds no error line at all, an entry is accepted when both retrievers independently agree on it, or when the
+report at least says what failed (a sentence naming the error, or the call a cut traceback stops in) and one entry
+of that error's class clearly leads both retrievers together. Both retrievers read across languages through the
+glossary (kb.index.glossary).
 """
 from __future__ import annotations
 
