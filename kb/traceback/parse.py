@@ -447,8 +447,9 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
     events.extend(_inline_events(lines))
     events = merge_events(events, notes, multi_rank=len(streams) > 1)
 
-    if not any(tier(e) <= 2 for e in events):
-        # nothing printed: sentences that mention the failure are the best evidence left (secondary unless alone)
+    if not any(tier(e) <= 2 or e.origin == "prose" for e in events):
+        # Nothing printed and no message quoted in a sentence: sentences that mention the failure are the best
+        # evidence left. (Beside a quoted message, "I got the error below" would only compete with it.)
         mentions = [ln for ln in lines if is_prose(ln) and _MENTION.search(ln.s)]
         for ln in mentions[:3]:
             events.append(ErrorEvent(kind="log", message=prose_text(ln)[:400], lines=[ln.s], origin="prose",
