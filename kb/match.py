@@ -482,7 +482,7 @@ class _Rest:
 
     def __init__(self, matcher: "Matcher", prose: str, functions: list[str], others: list[QueryEvent]):
         self.matcher, self.prose, self.functions, self.others = matcher, prose, functions, others
-        self._retrieved: tuple[dict[str, float], dict[str, float]] | None = None
+        self._retrieved: dict[str, float] | None = None     # per entry: BM25 and dense over the prose, fused
 
     def corroborate(self, cands: list[Candidate]) -> None:
         """How strongly the rest of the report points to each of these entries (`corroboration`, 0..1)."""
@@ -490,13 +490,19 @@ class _Rest:
         if not todo:
             return
         if self._retrieved is None:
-            long_enough = len(self.prose) >= 20
-            self._retrieved = ((self.matcher._bm25(self.prose), self.matcher._dense(self.prose)) if long_enough
-                               else ({}, {}))
-        bm25, dense = self._retrieved
+            fused: dict[str, float] = {}
+            if len(self.prose) >= 20:
+                bm25, dense = self.matcher._bm25(self.prose), self.matcher._dense(self.prose)
+                fused = {d: 0.5 * bm25.get(d, 0.0) + 0.5 * dense_norm(dense.get(d, 0.0)) for d in {*bm25, *dense}}
+            self._retrieved = fused
+        fused = self._retrieved
+        best = max(fused.values(), default=0.0)
         for c in todo:
-            c.corroboration = max(0.5 * bm25.get(c.doc_id, 0.0) + 0.5 * dense_norm(dense.get(c.doc_id, 0.0)),
-                                  self.matcher.coverage(self.functions, c.doc_id))
+            # Both retrievers over the prose, less how far another entry is ahead: words that merely share the
+            # topic ("8-bit", "LoRA"), or greetings in the language of half the KB, point to several entries at
+            # once, and an entry the prose points to less than to another is not corroborated by it.
+            own = fused.get(c.doc_id, 0.0)
+            c.corroboration = max(0.0, own - (best - own), self.matcher.coverage(self.functions, c.doc_id))
             c.measured.add("corroboration")
 
     def telling_lines(self, tied: list[Candidate]) -> dict[str, int]:

@@ -100,3 +100,15 @@ def test_a_bare_line_with_another_keyword_is_not_matched(diagnoser):
     diag = diagnoser.diagnose("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_original_init'")
     assert diag.verdict == "no_match"
     assert "use_original_init" in diag.related[0].reason
+
+
+def test_prose_that_points_to_another_entry_more_does_not_corroborate(diagnoser):
+    # The sentence shares words with the PEFT entry (LoRA, adapter config), but it points to the shared-memory entry
+    # first; a report whose error is only "another keyword in the same words" is not confirmed by it.
+    text = ("Our LoRA adapter config from peft is loaded in a Docker container with a 64 MB /dev/shm where NCCL also "
+            "fails with an unhandled system error.\n"
+            "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_original_init'")
+    diag = diagnoser.diagnose(text)
+    assert diag.verdict == "no_match", diag.reason
+    peft = next(m for m in diag.related if m.source == "peft_config_newer_version_en.md")
+    assert "use_original_init" in peft.reason
