@@ -12,6 +12,7 @@ _WRAPPER_TYPE = re.compile(r"(?:ChildFailedError|CalledProcessError|ProcessRaise
 _WRAPPER_MSG = re.compile(
     r"^(?:Caught \w+ in (?:replica \d+ on device \d+|DataLoader worker process \d+)"   # DataParallel / DataLoader
     r"|-- Process \d+ terminated with the following error"                            # torch.multiprocessing.spawn
+    r"|backend='\w+' raised:"                                 # torch.compile: BackendCompilerFailed wraps the real one
     r"|Traceback \(most recent call last\))"
 )
 # ------------------------------------------------------------------------------------------------------------------
