@@ -448,8 +448,10 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
     events = merge_events(events, notes, multi_rank=len(streams) > 1)
 
     said = [ln for ln in lines if ln.s.strip() and not ln.fence_mark]
-    if not events and len(said) == 1 and not L._CJK.search(said[0].s) and not REPORTER.search(said[0].s):
-        # A report of one line that is not the reporter talking is the message they saw, `Type: ` or not.
+    if (not events and len(said) == 1 and not L._CJK.search(said[0].s) and not REPORTER.search(said[0].s)
+            and not _MENTION.search(said[0].s)):
+        # A report of one line that is not the reporter talking ("it runs out of memory") is the message they saw,
+        # `Type: ` or not.
         one = said[0]
         events.append(ErrorEvent(kind="log", message=one.s.strip()[:2000], lines=[one.s], position=one.idx))
     if not any(tier(e) <= 2 or e.origin == "prose" for e in events):
