@@ -52,6 +52,11 @@ def test_messages_that_part_ways_diverge_but_a_longer_form_or_a_typo_does_not():
     assert divergence(multiple, longer) == ([], [])
     typo = signature_of_line(base.replace("train", "trian") + "multiple devices.")
     assert divergence(multiple, typo) == ([], [])
+    # Another model named in the same long message is the same message.
+    hub = ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached "
+           "files and it looks like {} is not the path to a directory containing a file named config.json.")
+    assert divergence(signature_of_line(hub.format("acme/tablerec_v2")),
+                      signature_of_line(hub.format("bert-base-uncased"))) == ([], [])
 
 
 def test_the_entrys_own_name_matches(diagnoser):

@@ -300,21 +300,26 @@ def _literals(template: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _LITERAL.finditer(template)}
 
 
+DIVERGE_SHARE: Final = 0.15    # below this share of its words, what one message adds is a name in the same message
+
+
 def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
     """What each message says in place of the other's, or two empty lists when one merely says more (a cut or a
     longer form of one message).
 
     First the names (`QWenTokenizer` / `LLaMATokenizer`, one keyword for another): the same words about another
     name are the same kind of error, but an entry whose cause is that name does not explain the other by itself.
-    Then plain words, when each side has at least two the other lacks ("on multiple devices" / "on a different
-    device than the one you're training on"): two messages that part ways, not one message in two versions."""
+    Then plain words, when each side has at least two the other lacks and they are a fair share of it ("on
+    multiple devices" / "on a different device than the one you're training on"): two messages that part ways, not
+    one message in two versions, or about another model ("... it looks like vikp/surya_tablerec is not the path")."""
     la, lb = _literals(a.template), _literals(b.template)
     only_a, only_b = sorted(la - lb), sorted(lb - la)
     if only_a and only_b:
         return only_a, only_b
     ta, tb = set(a.tokens), set(b.tokens)
     words_a, words_b = [t for t in a.tokens if t not in tb], [t for t in b.tokens if t not in ta]
-    return (words_a, words_b) if len(words_a) >= 2 and len(words_b) >= 2 else ([], [])
+    parts = all(len(w) >= 2 and len(w) >= DIVERGE_SHARE * len(t) for w, t in ((words_a, ta), (words_b, tb)))
+    return (words_a, words_b) if parts else ([], [])
 
 
 HARD_CONFLICT: Final = 0.25      # factor per conflicting hard fact
