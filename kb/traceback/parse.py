@@ -38,7 +38,9 @@ _CLEANUP_FUNCS: Final = frozenset({"__del__", "_atexit", "atexit", "destroy_proc
 
 # `raise SomeError("literal message" ...` in the deepest frame of a cut traceback.
 _RAISE = re.compile(r"^raise\s+(?P<type>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,80})\s*"
-                    r"(?:\(\s*(?P<q>['\"]{1,3})(?P<msg>[^'\"\n]{0,500}))?")
+                    r"(?:\(\s*[rfbuRFBU]{0,2}(?P<q>['\"]{1,3})(?P<msg>[^'\"\n]{0,500}))?")
+_OPEN_RAISE = re.compile(r"^raise\s+[\w.]{1,200}\($")      # `raise X(` whose arguments follow on the next lines
+_FORMAT_FIELD = re.compile(r"\{[^{}\n]{0,120}\}")             # `{device.name}` in an f-string message
 
 # Inline prose mentions with no type: `got error `Attempting to unscale FP16 gradients``.
 _ERROR_WORD = re.compile(r"(?:\berror|\bexception|\bmessage|\bwarning|\braised?|\bthrows?|\bfails? with|报错|错误|异常|提示)"
@@ -238,8 +240,18 @@ def _frames_block(lines: list[Line], i: int, st: _State) -> tuple[list[Frame], i
             nxt = lines[j]
             if (nxt.s and not nxt.fence_mark and nxt.kind != "frame" and not _exc_head(nxt.s)
                     and nxt.indent >= ln.indent and not (L._CJK.search(nxt.s) and not nxt.fence)):
-                fr = fr.model_copy(update={"code": nxt.s})
+                code = nxt.s
                 j += 1
+                if _OPEN_RAISE.match(code.strip()):
+                    # Python 3.11+ prints the whole statement: the message of `raise X(\n f"..."\n)` is below it.
+                    while (j < len(lines) and len(code) < 2000 and lines[j].s and lines[j].kind != "frame"
+                           and lines[j].indent > nxt.indent and not _exc_head(lines[j].s)):
+                        code += " " + lines[j].s.strip()
+                        j += 1
+                    if j < len(lines) and lines[j].s.strip() == ")":
+                        code += ")"
+                        j += 1
+                fr = fr.model_copy(update={"code": code})
             elif nxt.s and nxt.kind is None and _exc_head(nxt.s) and nxt.indent > ln.indent:
                 fr = fr.model_copy(update={"code": nxt.s})   # an indented `Foo(x): ...`-like source line
                 j += 1
@@ -255,7 +267,7 @@ def _inferred_from_frames(frames: list[Frame], pos: int) -> ErrorEvent:
     m = _RAISE.match(code)
     if m:
         etype = m.group("type")
-        message = m.group("msg") if m.group("msg") is not None else code
+        message = _FORMAT_FIELD.sub("<var>", m.group("msg")) if m.group("msg") is not None else code
     if not message:
         message = f"in {deepest.module or deepest.file}:{deepest.function}"
     kind = "launcher" if all(is_launcher_frame(f) or f.library is None and f.module in (None, "<module>")
