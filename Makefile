@@ -24,6 +24,7 @@ test: $(STAMP)
 eval: $(STAMP)
 	$(BIN)/triage eval ../shared/eval/dev
 	$(BIN)/triage eval tests/data/eval_holdout
+	$(BIN)/triage eval tests/data/eval_holdout2
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
