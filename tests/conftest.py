@@ -41,3 +41,26 @@ def starter_diagnoser(cache_dir):
     kb = KnowledgeBase.open(ensure_starter_kb(settings), settings)
     yield Diagnoser(kb)
     kb.close()
+
+
+@pytest.fixture(scope="session")
+def corpus_diagnoser(cache_dir, tmp_path_factory):
+    """`corpus_diagnoser(folder)`: a diagnoser over a real KB ingested from that folder, built once per session."""
+    from ingest.build import ingest
+    from kb.diagnose import Diagnoser
+    from kb.index.hybrid import KnowledgeBase
+
+    built: dict = {}
+
+    def make(corpus: Path) -> Diagnoser:
+        if corpus not in built:
+            settings = Settings(cache_dir=cache_dir)
+            kb_dir = tmp_path_factory.mktemp("kb") / "kb"
+            ingest([corpus], kb_dir, settings)
+            kb = KnowledgeBase.open(kb_dir, settings)
+            built[corpus] = (kb, Diagnoser(kb))
+        return built[corpus][1]
+
+    yield make
+    for kb, _ in built.values():
+        kb.close()

@@ -9,25 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from ingest.build import ingest
-from kb.diagnose import Diagnoser
-from kb.index.hybrid import KnowledgeBase
-
 pytestmark = pytest.mark.slow
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus_described"
+# A traceback cut inside a library call: no exception line was printed.
+CUT_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/work/finetune.py", line 88, in <module>\n'
+    "    trainer = transformers.Trainer(model=model, args=args)\n"
+    '  File "/venv/lib/python3.10/site-packages/transformers/trainer.py", line 512, in __init__\n'
+    "    self._move_model_to_device(model, args.device)\n"
+)
 
 
 @pytest.fixture(scope="module")
-def diagnoser(tmp_path_factory, cache_dir):
-    from kb.config import Settings
-
-    settings = Settings(cache_dir=cache_dir)
-    kb_dir = tmp_path_factory.mktemp("kb") / "kb"
-    ingest([CORPUS], kb_dir, settings)
-    kb = KnowledgeBase.open(kb_dir, settings)
-    yield Diagnoser(kb)
-    kb.close()
+def diagnoser(corpus_diagnoser):
+    return corpus_diagnoser(CORPUS)
 
 
 def test_english_prose_about_backward_oom_finds_the_chinese_postmortem(diagnoser):
@@ -47,14 +44,7 @@ def test_a_report_naming_oom_is_not_explained_by_an_entry_of_another_error(diagn
 
 
 def test_a_cut_traceback_is_matched_by_the_call_it_stopped_in(diagnoser):
-    text = (
-        "Traceback (most recent call last):\n"
-        '  File "/work/finetune.py", line 88, in <module>\n'
-        "    trainer = transformers.Trainer(model=model, args=args)\n"
-        '  File "/venv/lib/python3.10/site-packages/transformers/trainer.py", line 512, in __init__\n'
-        "    self._move_model_to_device(model, args.device)\n"
-    )
-    diag = diagnoser.diagnose(text)
+    diag = diagnoser.diagnose(CUT_TRACEBACK)
     assert diag.query.exception_type is None          # nothing printed an exception
     assert diag.verdict == "match", diag.reason
     assert diag.matches[0].source == "meta_tensor_en.md"
@@ -66,12 +56,7 @@ def test_a_printed_warning_beside_a_cut_traceback_does_not_stand_for_its_error(d
     # The only printed line is a side remark (a deprecation warning); the failure is the call the traceback stops in.
     text = (
         "/venv/lib/python3.10/site-packages/accelerate/accelerator.py:432: FutureWarning: `evaluation_strategy` is "
-        "deprecated and will be removed in version 4.46 of Transformers. Use `eval_strategy` instead\n"
-        "Traceback (most recent call last):\n"
-        '  File "/work/finetune.py", line 88, in <module>\n'
-        "    trainer = transformers.Trainer(model=model, args=args)\n"
-        '  File "/venv/lib/python3.10/site-packages/transformers/trainer.py", line 512, in __init__\n'
-        "    self._move_model_to_device(model, args.device)\n"
+        "deprecated and will be removed in version 4.46 of Transformers. Use `eval_strategy` instead\n" + CUT_TRACEBACK
     )
     diag = diagnoser.diagnose(text)
     assert diag.verdict == "match", diag.reason

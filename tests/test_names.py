@@ -10,9 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest.build import ingest
-from kb.diagnose import Diagnoser
-from kb.index.hybrid import KnowledgeBase
 from kb.traceback.signature import divergence, signature_of_line
 
 pytestmark = pytest.mark.slow
@@ -22,15 +19,8 @@ LLAMA = "ValueError: Tokenizer class LLaMATokenizer does not exist or is not cur
 
 
 @pytest.fixture(scope="module")
-def diagnoser(tmp_path_factory, cache_dir):
-    from kb.config import Settings
-
-    settings = Settings(cache_dir=cache_dir)
-    kb_dir = tmp_path_factory.mktemp("kb") / "kb"
-    ingest([CORPUS], kb_dir, settings)
-    kb = KnowledgeBase.open(kb_dir, settings)
-    yield Diagnoser(kb)
-    kb.close()
+def diagnoser(corpus_diagnoser):
+    return corpus_diagnoser(CORPUS)
 
 
 def test_divergence():
