@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from kb.feedback import FeedbackStore
 from kb.index.glossary import gloss
 from kb.index.hybrid import KnowledgeBase, dense_norm
+from kb.index.talk import substance
 from kb.models import Document
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
@@ -250,7 +251,7 @@ class Matcher:
         ranked = sorted(cands.values(), key=lambda c: -c.score)
         # Library frames say where it failed: their function names are evidence beyond the message.
         others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
-        rest = _Rest(self, report.prose.strip(), sorted({k.split(":")[-1] for k in qframes}), others)
+        rest = _Rest(self, substance(report.prose), sorted({k.split(":")[-1] for k in qframes}), others)
         rest.corroborate([c for c in ranked if c.generic and c.sig_raw >= SIG_ACCEPT])   # only these can be accepted
         self._apply_feedback(ranked, qevents)
         verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
@@ -464,12 +465,12 @@ def _sigmoid(x: float) -> float:
 
 
 def _retrieval_text(report: Report, text: str) -> str:
-    """What the retrievers see: the error messages first (deduplicated), then the reporter's words."""
+    """What the retrievers see: the error messages first (deduplicated), then what the reporter's words name."""
     parts = []
     for ev in report.events:
         if ev.message and ev.message not in parts:
             parts.append(ev.message[:600])
-    parts.append(report.prose[:1500])
+    parts.append(substance(report.prose[:1500]))
     joined = "\n".join(p for p in parts if p.strip())
     return joined if joined.strip() else text[:2000]
 

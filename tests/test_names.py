@@ -107,3 +107,16 @@ def test_prose_that_points_to_another_entry_more_does_not_corroborate(diagnoser)
     assert diag.verdict == "no_match", diag.reason
     peft = next(m for m in diag.related if m.source == "peft_config_newer_version_en.md")
     assert "use_original_init" in peft.reason
+
+
+@pytest.mark.parametrize("courtesy", [
+    "大家好，我在用八卡训练的时候遇到了下面这个报错，网上搜了很久没找到答案，请问怎么解决？谢谢！\n\n{}",
+    "Hi everyone!\n\n{}\n\nI have searched the issues and could not find anything similar. Any help is appreciated, thanks!",
+])
+def test_courtesy_around_the_error_does_not_corroborate(diagnoser, courtesy):
+    # Retrieval over a greeting still ranks some entry first; that must not count as the report pointing to it.
+    decision = diagnoser.matcher.match(courtesy.format(
+        "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_original_init'"))
+    assert decision.verdict == "no_match", decision.reason
+    peft = next(c for c in decision.ranked if c.doc_id.startswith("peft_config"))
+    assert peft.corroboration == 0.0
