@@ -6,7 +6,7 @@ never decides a root cause, it only exposes what the report says and explains ev
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from kb.traceback import lines as L
@@ -102,6 +102,11 @@ def _lines(text: str) -> list[Line]:
             if tail is not None and s.startswith("`") and s.endswith("`") and s.strip("`").strip() == tail:
                 s, tail = tail, None             # a whole line in inline code is a line, not prose
             out.append(Line(len(out), rest, s, rank, stamped, fence, False, kind, tail))
+    said = [ln for ln in out if ln.s and not ln.fence_mark]
+    if sum(ln.fence_mark for ln in out) <= 2 and said and all(ln.fence for ln in said):
+        # The whole paste in one code block tells nothing about which lines are program output: read it as text,
+        # so the reporter's sentences in it are prose again.
+        out = [replace(ln, fence=False) for ln in out]
     return out
 
 
@@ -427,6 +432,7 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
 _MENTION = re.compile(r"(?i)\berror\b|\bexception\b|\bOOM\b|out of (?:\w{2,6} )?memory|\bcrash|\bfail(?:s|ed|ure)?\b"
                       r"|\bkilled\b|\bhang(?:s|ing)?\b|\bstuck\b|报错|错误|异常|失败|溢出|显存不足|爆显存|崩溃|卡住|挂起")
 
+_QUOTES_CODE = re.compile(r"[`'\"{}\[\]=]")
 _SIZE_MISMATCH_CUT = re.compile(r"copying a param with shape .{0,80}(?<!\)\.)$")
 _SIZE_MISMATCH_FULL = re.compile(r"current model is torch\.Size\(\[[\d, ]*\]\)\.?$")
 
@@ -460,11 +466,12 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
     events = merge_events(events, notes, multi_rank=len(streams) > 1)
 
     said = [ln for ln in lines if ln.s.strip() and not ln.fence_mark]
-    if (not events and len(said) == 1 and not L._CJK.search(said[0].s) and not REPORTER.search(said[0].s)
-            and not _MENTION.search(said[0].s)):
+    others = [ln for ln in said if not L._CJK.search(ln.s) and not REPORTER.search(ln.s)]
+    if (not events and len(others) == 1 and not _MENTION.search(others[0].s)
+            and (len(said) == 1 or _QUOTES_CODE.search(others[0].s))):
         # A report of one line that is not the reporter talking ("it runs out of memory") is the message they saw,
-        # `Type: ` or not.
-        one = said[0]
+        # `Type: ` or not; so is the one such line beside the reporter's own sentences when it quotes code.
+        one = others[0]
         events.append(ErrorEvent(kind="log", message=one.s.strip()[:2000], lines=[one.s], position=one.idx))
     if not any(tier(e) <= 2 or e.origin == "prose" for e in events):
         # Nothing printed and no message quoted in a sentence: sentences that mention the failure are the best
