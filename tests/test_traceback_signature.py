@@ -246,6 +246,26 @@ def test_name_facts():
         "hw.requirement"] == "ampere"
 
 
+def test_a_missing_package_said_in_words_is_the_same_fact():
+    words = signature_of_line("ValueError: Couldn't instantiate the backend tokenizer. You need to have sentencepiece "
+                              "installed to convert a slow tokenizer to a fast one.")
+    backend = signature_of_line("ImportError: LlamaTokenizer requires the SentencePiece library but it was not found "
+                                "in your environment.")
+    proto = signature_of_line("ImportError: LlamaConverter requires the protobuf library but it was not found in your "
+                              "environment.")
+    assert words.facts["import.module"] == backend.facts["import.module"] == "sentencepiece"
+    assert hard_conflicts(words, proto) == ["import.module: report has sentencepiece, entry has protobuf"]
+
+
+def test_torch_build_tells_a_cpu_wheel_from_an_extension_built_for_another_cuda_torch():
+    msg = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+           "PyTorch 2.2.1+cu121 with CUDA 1201 (you have {})")
+    cpu, other = signature_of_line(msg.format("2.2.1+cpu")), signature_of_line(msg.format("2.3.0+cu121"))
+    assert cpu.facts["torch.build"] == "cpu" and other.facts["torch.build"] == "cuda"
+    assert signature_of_line("AssertionError: Torch not compiled with CUDA enabled").facts["torch.build"] == "cpu"
+    assert hard_conflicts(cpu, other) and similarity(cpu, other)[0] < SIG_ACCEPT
+
+
 def test_steps_explain_rules():
     sig = signature_of_line("[rank3]: RuntimeError: x at 0x7ffe12 on rank 3 took 12.5 s, see https://a.b/c")
     joined = " | ".join(sig.steps)

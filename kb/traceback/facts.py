@@ -87,13 +87,17 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("exitcode", "the exit code of a child reported by a launcher (-9, 1, ...)", hard=True),
     FactSpec("signal", "the signal a child died of (SIGKILL, SIGSEGV, SIGABRT, ...)", hard=True),
     # imports / names ------------------------------------------------------------------------------------------------
-    FactSpec("import.module", "module in `No module named 'x'` / `cannot import name 'y' from 'x'`", hard=True),
+    FactSpec("import.module", "the missing module or package, lower-case: `No module named 'x'`, `cannot import name 'y' from 'x'`, `requires the X library`, `need to have x installed`", hard=True),
     FactSpec("import.name", "name in `cannot import name 'y'`", hard=False),
     FactSpec("import.undefined_symbol", "namespace of an undefined C++ symbol (torch for at::/c10::/torch::, else "
              "the first namespace)", hard=False),
     FactSpec("key.value", "the key of a `KeyError` / `Unrecognized ... model type`", hard=False),
     FactSpec("attribute.name", "the attribute in `has no attribute 'x'`", hard=False),
     FactSpec("hw.requirement", "ampere when the message requires an Ampere (sm80+) GPU", hard=False),
+    # builds ---------------------------------------------------------------------------------------------------------
+    FactSpec("torch.build", "cpu when a version in the message carries `+cpu` or it says torch was not compiled "
+             "with CUDA; cuda when its versions carry only `+cuNNN` / `+rocmN` tags: an extension built for another "
+             "CUDA torch and a CPU-only torch are different installs to fix", hard=True),
 ]}
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -476,7 +480,10 @@ def _rule_distributed(exc_type: str, msg: str) -> tuple[dict[str, str], str | No
     return facts, (f"distributed: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
 
 
-_NO_MODULE = re.compile(r"No module named '(?P<m>[\w.]{1,120})'")
+_NO_MODULE = re.compile(r"No module named '(?P<m>[\w.]{1,120})'"
+                        # transformers' backend checks say it in words: `requires the SentencePiece library but it
+                        # was not found`, `You need to have sentencepiece installed`, `requires the protobuf library`
+                        r"|requires the (?P<lib>[\w.\-]{2,40}) library|need to have (?P<pkg>[\w.\-]{2,40}) installed")
 _CANNOT_IMPORT = re.compile(r"cannot import name '(?P<n>\w{1,120})' from '(?P<m>[\w.]{1,120})'")
 _UNDEF = re.compile(r"undefined symbol: (?P<s>_Z\w{1,4000})")
 _KEY = re.compile(r"^'(?P<k>[^'\n]{1,120})'$|model type `?'?(?P<t>[\w\-]{1,60})`?'?")
@@ -498,10 +505,10 @@ def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
     m = _NO_MODULE.search(msg)
     if m:
-        facts["import.module"] = m.group("m").split(".")[0]
+        facts["import.module"] = (m.group("m") or m.group("lib") or m.group("pkg")).split(".")[0].lower()
     m = _CANNOT_IMPORT.search(msg)
     if m:
-        facts["import.name"], facts["import.module"] = m.group("n"), m.group("m").split(".")[0]
+        facts["import.name"], facts["import.module"] = m.group("n"), m.group("m").split(".")[0].lower()
     m = _UNDEF.search(msg)
     if m:
         ns = _demangle_ns(m.group("s"))
@@ -519,6 +526,15 @@ def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     return facts, (f"names: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
 
 
+_CPU_BUILD = re.compile(r"\d\+cpu\b|not compiled with CUDA enabled", re.I)
+_GPU_BUILD = re.compile(r"\d\+(?:cu\d{2,3}|rocm[\d.]+)\b")
+
+
+def _rule_builds(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
+    build = "cpu" if _CPU_BUILD.search(msg) else "cuda" if _GPU_BUILD.search(msg) else None
+    return ({"torch.build": build}, f"torch build shown: {build}") if build else ({}, None)
+
+
 FACT_RULES: Final[list[tuple[str, FactRule]]] = [
     ("state_dict", _rule_state_dict),
     ("files", _rule_files),
@@ -528,6 +544,7 @@ FACT_RULES: Final[list[tuple[str, FactRule]]] = [
     ("memory", _rule_memory),
     ("distributed", _rule_distributed),
     ("names", _rule_names),
+    ("builds", _rule_builds),
 ]
 
 
