@@ -300,6 +300,13 @@ def _literals(template: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _LITERAL.finditer(template)}
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _first_sentence(template: str) -> str:
+    return _SENTENCE_END.split(template, maxsplit=1)[0]
+
+
 DIVERGE_SHARE: Final = 0.15    # below this share of its words, what one message adds is a name in the same message
 
 
@@ -316,8 +323,11 @@ def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
     only_a, only_b = sorted(la - lb), sorted(lb - la)
     if only_a and only_b:
         return only_a, only_b
-    ta, tb = set(a.tokens), set(b.tokens)
-    words_a, words_b = [t for t in a.tokens if t not in tb], [t for t in b.tokens if t not in ta]
+    # Words: of the first sentence only. What follows it is advice, which releases reword ("Hint: enable anomaly
+    # detection ..." / "Hint: the backtrace further above shows ...") without the error changing.
+    first_a, first_b = _tokens(_first_sentence(a.template)), _tokens(_first_sentence(b.template))
+    ta, tb = set(first_a), set(first_b)
+    words_a, words_b = [t for t in first_a if t not in tb], [t for t in first_b if t not in ta]
     parts = all(len(w) >= 2 and len(w) >= DIVERGE_SHARE * len(t) for w, t in ((words_a, ta), (words_b, tb)))
     return (words_a, words_b) if parts else ([], [])
 
