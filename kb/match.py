@@ -46,8 +46,11 @@ GENERIC_FACTS = {
     "exitcode": None,
     "device.pair": None,                       # a tensor on the wrong device: which one is the whole question
     "cuda_assert.kernel": None,                # the kernel of an index assert names the op, not the cause
+    "symptom": None,                           # an in-place modification, a second backward, a batch-size mismatch ...
 }
-# Facts that say what a report is about rather than what failed ("we train in fp16").
+# Facts of how a message is put, and facts of what a report is about rather than what failed ("we train in fp16"):
+# agreeing on them does not make a generic error specific.
+PRESENTATION_FACTS = {"device.order"}
 TOPIC_FACTS = {"dtype.mentioned"}
 CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
 TIE_SIG = 0.03           # entries this close on the report's error explain it equally well...
@@ -168,7 +171,7 @@ def _is_generic(q: Signature, d: Signature) -> bool:
     nothing more specific (e.g. both say "tensors on two devices", but only the report names the op)."""
     if not any(_generic_fact(n, v) for n, v in q.facts.items()):
         return False
-    specific = [n for n in set(q.facts) & set(d.facts)
+    specific = [n for n in set(q.facts) & set(d.facts) - PRESENTATION_FACTS - TOPIC_FACTS
                 if not _generic_fact(n, q.facts[n]) and values_agree(q.facts[n], d.facts[n])]
     return not specific
 

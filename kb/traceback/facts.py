@@ -94,6 +94,11 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("key.value", "the key of a `KeyError` / `Unrecognized ... model type`", hard=False),
     FactSpec("attribute.name", "the attribute in `has no attribute 'x'`", hard=False),
     FactSpec("hw.requirement", "ampere when the message requires an Ampere (sm80+) GPU", hard=False),
+    # symptoms -------------------------------------------------------------------------------------------------------
+    FactSpec("symptom", "messages PyTorch raises for many unrelated root causes, by name: inplace (a variable needed "
+             "for gradient computation was modified in place), backward_twice, batch_size (input vs target batch "
+             "size), no_process_group, zip_archive (PytorchStreamReader cannot read the archive), matmul_shapes, "
+             "no_grad_fn, index_range (`index out of range in self`)", hard=True),
     # builds ---------------------------------------------------------------------------------------------------------
     FactSpec("torch.build", "cpu when a version in the message carries `+cpu` or it says torch was not compiled "
              "with CUDA; cuda when its versions carry only `+cuNNN` / `+rocmN` tags: an extension built for another "
@@ -526,6 +531,25 @@ def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     return facts, (f"names: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
 
 
+_SYMPTOMS: Final[list[tuple[str, re.Pattern]]] = [
+    ("inplace", re.compile(r"modified by an inplace operation")),
+    ("backward_twice", re.compile(r"backward through the graph a second time")),
+    ("batch_size", re.compile(r"Expected input batch_size \(?\S{1,12}\)? to match target batch_size")),
+    ("no_process_group", re.compile(r"Default process group (?:has not been|is not) initialized")),
+    ("zip_archive", re.compile(r"PytorchStreamReader failed reading zip archive")),
+    ("matmul_shapes", re.compile(r"mat1 and mat2 shapes cannot be multiplied")),
+    ("no_grad_fn", re.compile(r"does not require grad and does not have a grad_fn")),
+    ("index_range", re.compile(r"index out of range in self")),
+]
+
+
+def _rule_symptoms(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
+    for name, rx in _SYMPTOMS:
+        if rx.search(msg):
+            return {"symptom": name}, f"a message with many known causes ({name})"
+    return {}, None
+
+
 _CPU_BUILD = re.compile(r"\d\+cpu\b|not compiled with CUDA enabled", re.I)
 _GPU_BUILD = re.compile(r"\d\+(?:cu\d{2,3}|rocm[\d.]+)\b")
 
@@ -545,6 +569,7 @@ FACT_RULES: Final[list[tuple[str, FactRule]]] = [
     ("distributed", _rule_distributed),
     ("names", _rule_names),
     ("builds", _rule_builds),
+    ("symptoms", _rule_symptoms),
 ]
 
 
