@@ -126,6 +126,21 @@ converge, convergence                                                 | 收敛
 accuracy, metric                                                      | 准确率, 指标
 checkpoint conversion, convert checkpoint                             | 权重转换
 mirror, hf mirror                                                     | 镜像站
+generator                                                             | 生成器
+discriminator                                                         | 判别器
+in-place, inplace, in place                                           | 原地, 就地, 原位
+computation graph, autograd graph, graph                              | 计算图
+hidden state, hidden states                                           | 隐藏状态, 隐状态
+batch norm, batchnorm, batch normalization, syncbn, sync batchnorm    | 批归一化, 批量归一化, 同步BN
+process group                                                         | 进程组
+initialize, initialization, init                                      | 初始化
+label, labels                                                         | 标签
+classification, classifier                                            | 分类, 分类器
+version, versions                                                     | 版本
+missing, not found                                                    | 缺少, 缺失, 找不到, 未找到
+truncated, incomplete, corrupted, corrupt                             | 截断, 不完整, 损坏
+extension, extensions                                                 | 扩展
+prebuilt, wheel, binary                                               | 预编译, 二进制
 """
 
 
