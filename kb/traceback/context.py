@@ -86,10 +86,16 @@ _CODE_LIKE = re.compile(
       | (?:python3?|pip3?|torchrun|deepspeed|accelerate|bash|sh|cd|export|git|conda|CUDA_VISIBLE_DEVICES=\S*)\s
       | [\w.\-]+:\s+\S+$                                                     # `key: value` config lines
       | [\w.]+\s:\s                                                          # `name : torch.Size([0])` dumps
-      | .{0,200}\b\w+=[\w'"\[{(]                                                # keyword arguments
     )""",
     re.X,
 )
+# A keyword argument anywhere makes a line code, unless the line is a sentence that quotes one
+# ("Our backbone uses nn.ReLU(inplace=True) in each block").
+_KWARG = re.compile(r".{0,200}\b\w+=[\w'\"\[{(]")
+
+
+def _code_like(s: str) -> bool:
+    return bool(_CODE_LIKE.match(s) or _KWARG.match(s) and not L._looks_like_prose(s))
 _ALPHA = re.compile(r"[A-Za-z]")
 
 
@@ -111,7 +117,7 @@ def is_prose(ln: Line) -> bool:
         return False
     if L._CJK.search(s):
         return True
-    if _CODE_LIKE.match(s) or ln.indent >= 4:
+    if _code_like(s) or ln.indent >= 4:
         return False
     words = L._WORD.findall(s)
     if len(words) < 3:
@@ -123,7 +129,7 @@ def is_prose(ln: Line) -> bool:
 def _reporter_in_fence(s: str) -> bool:
     """A line inside a code block that is still the reporter talking: a sentence in Chinese, or in English in the
     first person or asking something (programs rarely print either)."""
-    if _LOG_RECORD.match(s) or _TB_HEAD.match(s) or _CODE_LIKE.match(s):
+    if _LOG_RECORD.match(s) or _TB_HEAD.match(s) or _code_like(s):
         return False
     return bool(L._CJK.search(s)) and L._looks_like_prose(s) or (REPORTER.search(s) is not None and L._looks_like_prose(s))
 
