@@ -82,6 +82,9 @@ _CODE_LIKE = re.compile(
         (?:import|from)\s+[\w.]+ | def\s | class\s | @\w | \#(?!\#|\s[A-Z]) | // | >>> | \$\s | \.\.\.\s
       | [\w.\[\]'"]+\s{0,2}(?:=|\+=|:=)\s{0,2}\S                                # assignments
       | [\w.]+\(.*\)[,;]?\s*$                                               # a call on its own line
+      | (?:return\s+|[\w.]+\s?=\s?)?[\w.]+\(\s*(?:\#.*)?$                          # a call opened, continued below
+      | for\s+[\w, ()]+\s+in\s+\S.*:\s*$ | (?:if|elif|while)\s+\S.*[=<>()\[\]].*:\s*$    # block statements
+      | with\s+\S.*\bas\s+\w+:\s*$ | (?:try|else|finally):\s*$ | except\b.*:\s*$
       | [)\]}]{1,3}[,;]?\s*$ | [{\[] | -{1,2}\w                              # brackets, CLI flags
       | (?:python3?|pip3?|torchrun|deepspeed|accelerate|bash|sh|cd|export|git|conda|CUDA_VISIBLE_DEVICES=\S*)\s
       | [\w.\-]+:\s+\S+$                                                     # `key: value` config lines
