@@ -173,13 +173,16 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
         return True
     if L._CJK.search(s):
         return False
+    opened = L._exception_head(header)
+    if prev_text == header and opened is not None and not (opened[1] or "").strip():
+        return True                        # `ImportError:` alone on its line: the message is the next one
     if ln.indent > 0 and header.rstrip().endswith(":") and not REPORTER.search(s):
         return True                        # a message announcing a list (`xFormers was built for:`) goes on below
     if L._looks_like_prose(s):
         # a message may go on in sentences (`Make sure to have access to it at ...`) right under a traceback,
         # and a message announcing a list (`from one of:`) goes on until a blank line
-        return (after_traceback and not ln.fence and not REPORTER.search(s)
-                and (prev_text == header or header.rstrip().endswith(":")))
+        return not REPORTER.search(s) and (after_traceback and not ln.fence and prev_text == header
+                                           or header.rstrip().endswith(":"))
     if ln.indent > 0 or s.startswith("\t"):
         return True
     return prev_text.rstrip().endswith(":") or (len(s) <= 80 and s.endswith(":"))
