@@ -26,6 +26,7 @@ from kb.index.glossary import gloss
 from kb.index.hybrid import KnowledgeBase, dense_norm
 from kb.index.talk import substance
 from kb.models import Document
+from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import parse_report
@@ -103,6 +104,7 @@ class Candidate:
     conflicts: list[str] = field(default_factory=list)
     generic: bool = False
     diverges: tuple[list[str], list[str]] = ([], [])  # what the report's error says in place of the entry line's
+    kin: list[str] = field(default_factory=list)     # hard facts a less alike entry line agrees on (same package...)
     reason: str = ""
     vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
     notes: list[str] = field(default_factory=list)   # further evidence for the answer, in words
@@ -164,6 +166,13 @@ def _query_events(report: Report) -> list[QueryEvent]:
 
 def _generic_fact(name: str, value: str) -> bool:
     return name in GENERIC_FACTS and (GENERIC_FACTS[name] is None or value in GENERIC_FACTS[name])
+
+
+def _kin_facts(q: Signature, d: Signature) -> list[str]:
+    """The hard, specific facts on which two different messages agree (`import.module=sentencepiece`)."""
+    return sorted(f"{n}={q.facts[n]}" for n in set(q.facts) & set(d.facts) - PRESENTATION_FACTS - TOPIC_FACTS
+                  if FACTS.get(n) is not None and FACTS[n].hard and not _generic_fact(n, q.facts[n])
+                  and values_agree(q.facts[n], d.facts[n]))
 
 
 def _is_generic(q: Signature, d: Signature) -> bool:
@@ -255,7 +264,7 @@ class Matcher:
         # Library frames say where it failed: their function names are evidence beyond the message.
         others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
         rest = _Rest(self, substance(report.prose), sorted({k.split(":")[-1] for k in qframes}), others)
-        rest.corroborate([c for c in ranked if c.generic and c.sig_raw >= SIG_ACCEPT])   # only these can be accepted
+        rest.corroborate([c for c in ranked if c.generic and (c.sig_raw >= SIG_ACCEPT or c.kin)])   # only these can be accepted
         self._apply_feedback(ranked, qevents)
         verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
         return Decision(verdict, confidence, ranked, reason, report, qevents)
@@ -278,6 +287,11 @@ class Matcher:
                     # needs the rest of the report to point here.
                     c.diverges = divergence(qe.sig, dsig)
                     c.generic = _is_generic(qe.sig, dsig) or bool(c.diverges[0])
+                    # Another message that agrees on a hard fact (the same missing package, the same CPU-only torch)
+                    # is the same failure told in other words, and like a symptom with many causes it needs the rest
+                    # of the report to point here.
+                    c.kin = _kin_facts(qe.sig, dsig) if SIG_RELATED <= sim < SIG_ACCEPT and not conflicts else []
+                    c.generic = c.generic or bool(c.kin)
         if qframes and prof.frames:
             c.frames = len(qframes & prof.frames) / len(qframes)
         c.score = SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames
@@ -321,11 +335,15 @@ class Matcher:
             cands.insert(0, generic_ok[0])
             best = cands[0]
         accepted = next((c for c in cands if not c.reason), None)
-        if best.reason and not best.conflicts and accepted is not None and (printed or accepted.sig_raw >= QUOTE_SIM):
+        settles = accepted is not None and {k.split("=", 1)[0] for k in accepted.kin} & {
+            x.split(":", 1)[0] for x in best.conflicts}
+        if (best.reason and (not best.conflicts or settles) and accepted is not None
+                and (printed or accepted.sig_raw >= QUOTE_SIM)):
             # The top entry was turned down for a reason that says nothing against the others (it explains a
             # secondary line, or only shares words with the report): the best entry that explains the error stands.
             # A top entry turned down for a conflicting fact is different: the report is that entry's kind of
-            # failure with another cause, and an entry lower down that merely lacks the fact must not take over.
+            # failure with another cause, and an entry lower down that merely lacks the fact must not take over;
+            # one that agrees with the report on that very fact (a CPU-only torch, not another CUDA build) may.
             cands.remove(accepted)
             cands.insert(0, accepted)
             best = accepted
@@ -422,8 +440,11 @@ class Matcher:
     def _reject_reason(c: Candidate, primary_known: bool) -> str:
         if c.conflicts:
             return "same kind of error, but a detail that tells the causes apart differs (" + "; ".join(c.conflicts) + ")"
-        if c.sig_raw < SIG_ACCEPT:
+        if c.sig_raw < SIG_ACCEPT and not c.kin:
             return "the report's error is not one this entry describes"
+        if c.kin and c.corroboration < CORROBORATE:
+            return (f"the report's error is another message of the same kind ({', '.join(c.kin)}), and nothing else "
+                    f"in the report points to this entry (corroboration {c.corroboration:.2f})")
         if c.sig_role in ("wrapper", "cleanup") or (c.sig_role == "secondary" and primary_known):
             return "the entry matches a secondary message of the report, not its main error"
         if c.generic and c.corroboration < CORROBORATE and c.diverges[0]:
