@@ -25,6 +25,7 @@ eval: $(STAMP)
 	$(BIN)/triage eval ../shared/eval/dev
 	$(BIN)/triage eval tests/data/eval_holdout
 	$(BIN)/triage eval tests/data/eval_holdout2
+	$(BIN)/triage eval tests/data/eval_holdout3
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
