@@ -356,3 +356,12 @@ def test_oom_phase_from_the_message_and_from_the_frames():
     sig = signature_of_event(parse_report(text).primary)
     assert sig.facts["oom.phase"] == "evaluation"
     assert any("oom.phase=evaluation from the frames" in s for s in sig.steps)
+
+
+def test_world_size_one_in_deepspeeds_batch_check_is_another_cause():
+    line = ("AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
+            "gradient_acc_step * world_size {} != {} * {} * {}")
+    single = signature_of_line(line.format(1024, 64, 2, 1))
+    odd = signature_of_line(line.format(256, 2, 18, 7))
+    assert single.facts["batch.world_size"] == "single" and odd.facts["batch.world_size"] == "several"
+    assert similarity(single, odd)[0] < SIG_ACCEPT

@@ -84,6 +84,8 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("nccl.error", "ncclSystemError | ncclInternalError | ncclUnhandledCudaError | ncclInvalidUsage | "
              "ncclRemoteError | timeout", hard=True),
     FactSpec("nccl.resource", "shm | net | cuda — what the NCCL error names as failing", hard=True),
+    FactSpec("batch.world_size", "single | several — the world size in DeepSpeed's batch check: 1 means the "
+             "processes never formed one group (a launch problem), not batch sizes that do not divide", hard=True),
     FactSpec("exitcode", "the exit code of a child reported by a launcher (-9, 1, ...)", hard=True),
     FactSpec("signal", "the signal a child died of (SIGKILL, SIGSEGV, SIGABRT, ...)", hard=True),
     # imports / names ------------------------------------------------------------------------------------------------
@@ -452,6 +454,10 @@ _SIGNAL = re.compile(r"Signal \d{1,2} \((?P<s>SIG[A-Z]{2,8})\)|terminated with s
 _SIGNUM: Final = {"9": "SIGKILL", "11": "SIGSEGV", "6": "SIGABRT", "7": "SIGBUS", "15": "SIGTERM", "2": "SIGINT"}
 
 
+# DeepSpeed's batch check: `... * world_size 1024 != 64 * 2 * 1`, the world size last.
+_BATCH_WORLD = re.compile(r"world_size\s*\d+\s*!=\s*\d+\s*\*\s*\d+\s*\*\s*(?P<w>\d+)")
+
+
 def _rule_distributed(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
     m = _NCCL_OP.search(msg)
@@ -482,6 +488,9 @@ def _rule_distributed(exc_type: str, msg: str) -> tuple[dict[str, str], str | No
         m = _SIGNAL.search(msg)
         if m:
             facts["signal"] = m.group("s") or m.group("t") or m.group("u")
+    m = _BATCH_WORLD.search(msg)
+    if m:
+        facts["batch.world_size"] = "single" if m.group("w") == "1" else "several"
     return facts, (f"distributed: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
 
 
