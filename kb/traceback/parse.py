@@ -85,6 +85,52 @@ def _sanitize(text: str, notes: list[str]) -> str:
     return text
 
 
+# IPython / Jupyter tracebacks: `RuntimeError      Traceback (most recent call last)`, frames as
+# `/env/.../train.py in train_model(model, cfg)` (IPython 7) or `File /env/.../module.py:1501, in Module._call_impl(...)`
+# (IPython 8) or `Cell In[3], line 5`, and numbered source lines with `--->` at the one that ran.
+_IPY_HEAD = re.compile(r"^\s*(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt))\s{3,}Traceback \(most recent call last\)")
+_IPY_FRAME = re.compile(r"^\s*(?:File (?P<f8>[^\s,]+?\.py):(?P<n8>\d+), in (?P<fn8>[\w.<>]+)"
+                        r"|(?P<f7>(?:[\w.~-]*[\\/])+[\w.-]+\.py|<ipython-input-[\w-]+>) in (?P<fn7>[\w.<>]+))\(?")
+_IPY_CELL = re.compile(r"^\s*(?:Cell In ?\[\d+\], line (?P<n>\d+)|Input In \[\d+\], in <cell line: (?P<n2>\d+)>)")
+_IPY_ARROW = re.compile(r"^\s*-*>\s*(?P<n>\d+)\s(?P<code>.*)$")
+_IPY_CONTEXT = re.compile(r"^\s*\d+\s")
+
+
+def _from_ipython(text: str, notes: list[str]) -> str:
+    """Rewrite an IPython traceback into Python's own form (frame lines with the line that ran), so the rest of the
+    parser reads it like any other. Text without one is returned unchanged."""
+    if "Traceback (most recent call last)" not in text and "Cell In" not in text and "Input In" not in text:
+        return text
+    out: list[str] = []
+    inside = False
+    for raw in text.splitlines():
+        head, frame, cell = _IPY_HEAD.match(raw), _IPY_FRAME.match(raw), _IPY_CELL.match(raw)
+        if head:
+            inside = True
+            out.append("Traceback (most recent call last):")
+        elif cell:
+            inside = True
+            out.append(f'  File "<cell>", line {cell.group("n") or cell.group("n2")}, in <module>')
+        elif inside and frame:
+            if frame.group("f8"):
+                func = frame.group("fn8").rsplit(".", 1)[-1]      # `Module._call_impl`: Python prints `_call_impl`
+                out.append(f'  File "{frame.group("f8")}", line {frame.group("n8")}, in {func}')
+            else:
+                out.append(f'  File "{frame.group("f7")}", in {frame.group("fn7")}')
+        elif inside and _IPY_ARROW.match(raw):
+            out.append("    " + _IPY_ARROW.match(raw).group("code").strip())
+        elif inside and _IPY_CONTEXT.match(raw):
+            continue                                  # the lines around the one that ran
+        else:
+            if raw.strip() and not raw.startswith(" "):
+                inside = False
+            out.append(raw)
+    if out == text.splitlines():
+        return text
+    notes.append("read an IPython/Jupyter traceback")
+    return "\n".join(out)
+
+
 def _lines(text: str) -> list[Line]:
     out: list[Line] = []
     fence = False
@@ -459,6 +505,7 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
         return Report(notes=["empty input"])
     text, cut = _cut(text, max_chars, notes)
     text = _sanitize(text, notes)
+    text = _from_ipython(text, notes)
     lines = _lines(text)
     st = _State(notes=notes)
     streams = _streams(lines, notes)
