@@ -60,6 +60,7 @@ def test_a_recipe_runs_in_a_fresh_folder_with_a_clean_environment_and_limits(mon
     monkeypatch.setenv("HF_ENDPOINT", "https://mirror.invalid")
     monkeypatch.setenv("TRIAGE_GITHUB_TOKEN", "secret")
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
     recipe = TEST_RECIPES.recipes["env-probe"]
     result = run_recipe(recipe, fix=True)
     line = next(ln for ln in result.log_tail.splitlines() if ln.startswith("probe "))
@@ -67,6 +68,7 @@ def test_a_recipe_runs_in_a_fresh_folder_with_a_clean_environment_and_limits(mon
     env = probe["env"]
     assert not {"https_proxy", "HF_ENDPOINT", "TRIAGE_GITHUB_TOKEN"} & set(env)
     assert env["HF_HUB_OFFLINE"] == "1" and env["PROBE_FIX"] == "on" and env["HOME"] == probe["cwd"]
+    assert env["CUDA_VISIBLE_DEVICES"] == ""          # a CPU recipe does not see the host's GPUs
     assert probe["files"] == ["output.log", "repro.py", "tmp"] and not Path(probe["cwd"]).exists()
     assert probe["pgid"] == probe["pid"] == probe["sid"] != os.getpgid(0)       # a session of its own
     assert probe["rlimit_as"] == recipe.memory_mb * 1024 * 1024 != resource.getrlimit(resource.RLIMIT_AS)[0]
@@ -86,6 +88,14 @@ def test_a_recipe_runs_in_a_fresh_folder_with_a_clean_environment_and_limits(mon
 ])
 def test_statuses_from_exit_code_and_output(fix, code, output, status):
     assert classify(ZERO3_LINE, fix, False, code, output)[0] == status
+
+
+def test_a_verified_fix_names_no_unrelated_line_as_matched():
+    # Seen on a GPU host: a CPU recipe printed a CUDA-initialisation warning, which was reported as the match.
+    output = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 2: out of memory\n"
+              f"{CHECK_MARKER}: loss equals the reference\n")
+    status, _, found = classify(ZERO3_LINE, True, False, 0, output)
+    assert status == "fix_verified" and found is None
 
 
 def test_a_benign_warning_must_still_appear_when_its_fix_is_checked():

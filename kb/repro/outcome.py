@@ -101,7 +101,8 @@ def classify(expected_line: str, fix: bool, benign: bool, exit_code: int, output
     check = [ln.strip() for ln in output.splitlines() if ln.strip().startswith(CHECK_MARKER)]
     if not check:
         return "fix_failed", f"exited 0 but printed no `{CHECK_MARKER}` line", found
-    return "fix_verified", check[-1][:300], found
+    # Only a line that is the failure's counts as matched: with the fix on, an unrelated warning is not news.
+    return "fix_verified", check[-1][:300], found if hit else None
 
 
 def _miss(exit_code: int, output: str, found: Found | None) -> str:

@@ -47,6 +47,9 @@ def recipe_env(recipe: Recipe, fix: bool, workdir: Path) -> dict[str, str]:
     env.setdefault("OMP_NUM_THREADS", "1")          # small tensors; threads only fight over the cores
     env.update(_SET)
     env.update(HOME=str(workdir), TMPDIR=str(workdir / "tmp"), TRIAGE_REPRO_WORLD_SIZE=str(recipe.world_size))
+    if not recipe.needs_gpu:
+        # A CPU recipe runs on the CPU on a GPU host too, as it does everywhere else: it must not pick up a GPU.
+        env["CUDA_VISIBLE_DEVICES"] = ""
     if fix:
         env.update(recipe.fix.env)
     return env
