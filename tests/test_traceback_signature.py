@@ -365,3 +365,24 @@ def test_world_size_one_in_deepspeeds_batch_check_is_another_cause():
     odd = signature_of_line(line.format(256, 2, 18, 7))
     assert single.facts["batch.world_size"] == "single" and odd.facts["batch.world_size"] == "several"
     assert similarity(single, odd)[0] < SIG_ACCEPT
+
+
+def test_generation_and_export_literals():
+    default = signature_of_line("Input length of input_ids is 31, but `max_length` is set to 20. This can lead to "
+                                "unexpected behavior. You should consider increasing `max_new_tokens`.")
+    chosen = signature_of_line("Input length of input_ids is 2511, but `max_length` is set to 2048. This can lead to "
+                               "unexpected behavior. You should consider increasing `max_new_tokens`.")
+    assert default.facts["generate.max_length"] == "default" and chosen.facts["generate.max_length"] == "set"
+    assert similarity(default, chosen)[0] < SIG_ACCEPT
+    onnx = ("torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::scaled_dot_product_attention' "
+            "to ONNX opset version {} is not supported. {}")
+    later = signature_of_line(onnx.format(12, "Support for this operator was added in version 14, try exporting "
+                                              "with this version."))
+    never = signature_of_line(onnx.format(15, "Please feel free to request support or submit a pull request on "
+                                              "PyTorch GitHub."))
+    assert later.facts["onnx.support"] == "later_opset" and never.facts["onnx.support"] == "none"
+    assert similarity(later, never)[0] < SIG_ACCEPT
+    padding = signature_of_line("A decoder-only architecture is being used, but right-padding was detected! For "
+                                "correct generation results, please set `padding_side='left'` when initializing the "
+                                "tokenizer.")
+    assert padding.facts["symptom"] == "right_padding"

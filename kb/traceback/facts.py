@@ -96,11 +96,19 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("key.value", "the key of a `KeyError` / `Unrecognized ... model type`", hard=False),
     FactSpec("attribute.name", "the attribute in `has no attribute 'x'`", hard=False),
     FactSpec("hw.requirement", "ampere when the message requires an Ampere (sm80+) GPU", hard=False),
+    # generation / export ------------------------------------------------------------------------------------------
+    FactSpec("generate.max_length", "default | set — the `max_length` in `Input length of input_ids is N, but "
+             "`max_length` is set to M`: 20 is transformers' default (no length was passed), another value is the "
+             "caller's own (a prompt longer than the context it chose)", hard=True),
+    FactSpec("onnx.support", "later_opset | none — an unsupported operator in an ONNX export: `Support for this "
+             "operator was added in version N` (export with a newer opset) or `request support` (no opset of this "
+             "exporter has it)", hard=True),
     # symptoms -------------------------------------------------------------------------------------------------------
     FactSpec("symptom", "messages PyTorch raises for many unrelated root causes, by name: inplace (a variable needed "
              "for gradient computation was modified in place), backward_twice, batch_size (input vs target batch "
              "size), no_process_group, zip_archive (PytorchStreamReader cannot read the archive), matmul_shapes, "
-             "no_grad_fn, index_range (`index out of range in self`)", hard=True),
+             "no_grad_fn, index_range (`index out of range in self`), right_padding (generate()'s right-padding "
+             "warning)", hard=True),
     # builds ---------------------------------------------------------------------------------------------------------
     FactSpec("torch.build", "cpu when a version in the message carries `+cpu` or it says torch was not compiled "
              "with CUDA; cuda when its versions carry only `+cuNNN` / `+rocmN` tags: an extension built for another "
@@ -549,7 +557,26 @@ _SYMPTOMS: Final[list[tuple[str, re.Pattern]]] = [
     ("matmul_shapes", re.compile(r"mat1 and mat2 shapes cannot be multiplied")),
     ("no_grad_fn", re.compile(r"does not require grad and does not have a grad_fn")),
     ("index_range", re.compile(r"index out of range in self")),
+    # generate() checks only the last column for pad ids, so a pad token equal to EOS trips it too
+    ("right_padding", re.compile(r"right-padding was detected")),
 ]
+
+
+_MAX_LENGTH = re.compile(r"but `?max_length`? is set to (?P<n>\d+)")
+_ONNX_LATER = re.compile(r"Support for this operator was added in version \d+")
+_ONNX_NONE = re.compile(r"Exporting the operator .{1,200} is not supported\. Please feel free to request support")
+
+
+def _rule_generation(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
+    facts: dict[str, str] = {}
+    m = _MAX_LENGTH.search(msg)
+    if m:
+        facts["generate.max_length"] = "default" if m.group("n") == "20" else "set"
+    if _ONNX_LATER.search(msg):
+        facts["onnx.support"] = "later_opset"
+    elif _ONNX_NONE.search(msg):
+        facts["onnx.support"] = "none"
+    return facts, (f"generation/export: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
 
 
 def _rule_symptoms(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
@@ -578,6 +605,7 @@ FACT_RULES: Final[list[tuple[str, FactRule]]] = [
     ("distributed", _rule_distributed),
     ("names", _rule_names),
     ("builds", _rule_builds),
+    ("generation", _rule_generation),
     ("symptoms", _rule_symptoms),
 ]
 

@@ -42,6 +42,8 @@ _PREFIXES: Final[list[tuple[str, re.Pattern[str]]]] = [
     ("clock", re.compile(r"^\s{0,8}\[?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?\s{1,4}")),
     # tqdm progress bar glued in front of the real line: `  0%|          | 0/10 [00:00<?, ?it/s]`
     ("progress", re.compile(r"^\s{0,8}\d{1,3}%\|[^|\n]{0,200}\|[^\[\n]{0,80}\[[^\]\n]{0,80}\]")),
+    # the margin of a boxed banner: `** WARNING: The BPE pre-tokenizer was not recognized!`
+    ("banner", re.compile(r"^\s{0,8}\*{2,3}\s+(?=\S)")),
 ]
 
 # A rank prefix in the middle of a line: output of several ranks glued together without a newline.
@@ -253,7 +255,13 @@ _KNOWN_MESSAGE = re.compile(
     r"^(?:\[[\w\s.:-]{1,40}\]\s*)?(?:Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)"
     r"|You\ should\ probably\ TRAIN\ this\ model|OVERFLOW!\ Rank\ \d+\ Skipping\ step"
     r"|Gradient\ overflow\.\s+Skipping\ step|Current\ loss\ scale\ already\ at\ minimum"
-    r"|Some\ parameters\ are\ on\ the\ meta\ device\b)",
+    r"|Some\ parameters\ are\ on\ the\ meta\ device\b"
+    # transformers' generation warnings
+    r"|A\ decoder-only\ architecture\ is\ being\ used,\ but\ right-padding\ was\ detected"
+    r"|The\ attention\ mask\ and\ the\ pad\ token\ id\ were\ not\ set"
+    r"|The\ attention\ mask\ is\ not\ set\ and\ cannot\ be\ inferred"
+    r"|Input\ length\ of\ input_ids\ is\ \d+,\ but\ `max_length`\ is\ set\ to"
+    r"|This\ is\ a\ friendly\ reminder\ -\ the\ current\ text\ generation\ call\ will\ exceed)",
     re.X,
 )
 
