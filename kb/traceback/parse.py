@@ -153,7 +153,35 @@ def _lines(text: str) -> list[Line]:
         # The whole paste in one code block tells nothing about which lines are program output: read it as text,
         # so the reporter's sentences in it are prose again.
         out = [replace(ln, fence=False) for ln in out]
-    return out
+    return _labelled_blocks(out)
+
+
+# A line that only labels the block below it: `Error:`, `Error message:`, `报错信息：`.
+_BLOCK_LABEL = re.compile(r"^(?:\*\*)?(?:the\s)?(?:error|errors|error\smessage|error\slog|exception|"
+                          r"错误|错误信息|报错|报错信息|异常)(?:\*\*)?\s?[:：]?(?:\*\*)?$", re.I)
+
+
+def _labelled_blocks(lines: list[Line]) -> list[Line]:
+    """`Error:` above a code block is the reporter's label, not an exception named `Error`; and when nothing in the
+    block reads as an error line, its first line is the message they mean (an untyped one, such as transformers'
+    `Please correct the following DeepSpeed config values that mismatch TrainingArguments values:`)."""
+    for i, ln in enumerate(lines):
+        if ln.fence or not _BLOCK_LABEL.match(ln.s):
+            continue
+        nxt = next((j for j in range(i + 1, len(lines)) if lines[j].s), None)
+        if nxt is None or not lines[nxt].fence_mark:
+            continue
+        lines[i] = replace(ln, kind=None, tail=None)
+        block = []
+        for j in range(nxt + 1, len(lines)):
+            if lines[j].fence_mark:
+                break
+            if lines[j].s:
+                block.append(j)
+        if block and not any(lines[j].kind not in (None,) for j in block):
+            first = block[0]
+            lines[first] = replace(lines[first], kind="log")
+    return lines
 
 
 def _streams(lines: list[Line], notes: list[str]) -> list[list[Line]]:
@@ -192,6 +220,9 @@ _RECORD_START = re.compile(r"^(?:terminate called|\S{1,400}\.\w{1,4}:\d+:\s|\[[E
 
 
 
+_LIST_ITEM = re.compile(r"^(?:[-*•]\s|\(?\d{1,2}[.)]\s)")
+
+
 def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_traceback: bool) -> bool:
     """Whether `ln` continues the message of the event whose first line is `header`."""
     s = ln.s
@@ -222,7 +253,7 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
     opened = L._exception_head(header)
     if prev_text == header and opened is not None and not (opened[1] or "").strip():
         return True                        # `ImportError:` alone on its line: the message is the next one
-    if ln.indent > 0 and header.rstrip().endswith(":") and not REPORTER.search(s):
+    if (ln.indent > 0 or _LIST_ITEM.match(s)) and header.rstrip().endswith(":") and not REPORTER.search(s):
         return True                        # a message announcing a list (`xFormers was built for:`) goes on below
     if L._looks_like_prose(s):
         # a message may go on in sentences (`Make sure to have access to it at ...`) right under a traceback,
