@@ -386,3 +386,16 @@ def test_generation_and_export_literals():
                                 "correct generation results, please set `padding_side='left'` when initializing the "
                                 "tokenizer.")
     assert padding.facts["symptom"] == "right_padding"
+
+
+def test_configuration_checks_that_fail_on_equal_numbers_are_another_cause():
+    ds = ("ValueError: Please correct the following DeepSpeed config values that mismatch TrainingArguments values:\n"
+          "- ds gradient_accumulation_steps={} vs hf gradient_accumulation_steps={}\n"
+          "The easiest method is to set these DeepSpeed config values to 'auto'.")
+    typed, differ = (signature_of_event(parse_report(ds.format(a, b)).primary) for a, b in ((8, 8), (4, 8)))
+    assert typed.facts["config.values"] == "equal" and differ.facts["config.values"] == "differ"
+    assert similarity(typed, differ)[0] < SIG_ACCEPT
+    grpo = ("ValueError: The global train batch size ({} x {}) must be evenly divisible by the number of generations "
+            "per prompt ({}).")
+    assert signature_of_line(grpo.format(1, 1, 1)).facts["batch.divides"] == "yes"
+    assert signature_of_line(grpo.format(7, 1, 8)).facts["batch.divides"] == "no"

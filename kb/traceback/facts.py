@@ -103,6 +103,13 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("onnx.support", "later_opset | none — an unsupported operator in an ONNX export: `Support for this "
              "operator was added in version N` (export with a newer opset) or `request support` (no opset of this "
              "exporter has it)", hard=True),
+    # configuration checks -------------------------------------------------------------------------------------------
+    FactSpec("config.values", "equal | differ — transformers' `ds X=a vs hf Y=b` lines of a DeepSpeed config that "
+             "mismatches TrainingArguments: equal values that still mismatch are a type (the string \"8\" against "
+             "8), not two settings that disagree", hard=True),
+    FactSpec("batch.divides", "yes | no — whether the batch in `global train batch size (a x b) must be evenly "
+             "divisible by the number of generations per prompt (g)` really is divisible: when it is, the check "
+             "failed for another reason (g = 1 is no group at all)", hard=True),
     # symptoms -------------------------------------------------------------------------------------------------------
     FactSpec("symptom", "messages PyTorch raises for many unrelated root causes, by name: inplace (a variable needed "
              "for gradient computation was modified in place), backward_twice, batch_size (input vs target batch "
@@ -579,6 +586,24 @@ def _rule_generation(exc_type: str, msg: str) -> tuple[dict[str, str], str | Non
     return facts, (f"generation/export: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
 
 
+_DS_VS_HF = re.compile(r"ds [\w.]+=(?P<a>\S+) vs hf [\w.]+(?: \(calculated\))?=(?P<b>\S+)")
+_GEN_BATCH = re.compile(r"global train batch size \((?P<a>\d+) x (?P<b>\d+)\) must be evenly divisible by the "
+                        r"number of generations per prompt \((?P<g>\d+)\)")
+
+
+def _rule_config(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
+    facts: dict[str, str] = {}
+    pairs = _DS_VS_HF.findall(msg)
+    if pairs:
+        same = all(a.strip("'\"") == b.strip("'\"") for a, b in pairs)
+        facts["config.values"] = "equal" if same else "differ"
+    m = _GEN_BATCH.search(msg)
+    if m:
+        g = int(m.group("g"))
+        facts["batch.divides"] = "yes" if g and int(m.group("a")) * int(m.group("b")) % g == 0 else "no"
+    return facts, (f"configuration: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+
+
 def _rule_symptoms(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     for name, rx in _SYMPTOMS:
         if rx.search(msg):
@@ -606,6 +631,7 @@ FACT_RULES: Final[list[tuple[str, FactRule]]] = [
     ("names", _rule_names),
     ("builds", _rule_builds),
     ("generation", _rule_generation),
+    ("config", _rule_config),
     ("symptoms", _rule_symptoms),
 ]
 
