@@ -26,6 +26,7 @@ eval: $(STAMP)
 	$(BIN)/triage eval tests/data/eval_holdout
 	$(BIN)/triage eval tests/data/eval_holdout2
 	$(BIN)/triage eval tests/data/eval_holdout3
+	$(BIN)/triage eval tests/data/eval_holdout4
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
