@@ -169,17 +169,20 @@ def _labelled_blocks(lines: list[Line]) -> list[Line]:
         if ln.fence or not _BLOCK_LABEL.match(ln.s):
             continue
         nxt = next((j for j in range(i + 1, len(lines)) if lines[j].s), None)
-        if nxt is None or not lines[nxt].fence_mark:
+        if nxt is None:
             continue
         lines[i] = replace(ln, kind=None, tail=None)
+        # the block: a fenced one, or the lines up to the next blank one
+        fenced = lines[nxt].fence_mark
         block = []
-        for j in range(nxt + 1, len(lines)):
-            if lines[j].fence_mark:
+        for j in range(nxt + 1 if fenced else nxt, len(lines)):
+            if lines[j].fence_mark if fenced else not lines[j].s:
                 break
             if lines[j].s:
                 block.append(j)
-        if block and not any(lines[j].kind not in (None,) for j in block):
-            first = block[0]
+        first = block[0] if block else None
+        if (first is not None and not any(lines[j].kind is not None for j in block)
+                and not L._CJK.search(lines[first].s) and not REPORTER.search(lines[first].s)):
             lines[first] = replace(lines[first], kind="log")
     return lines
 
