@@ -242,6 +242,11 @@ def _merge(facts: dict[str, str], new: dict[str, str]) -> None:
 FactRule = Callable[[str, str], tuple[dict[str, str], str | None]]
 
 
+def _hint(what: str, facts: dict[str, str]) -> str | None:
+    """The explanation a rule gives of the literals it kept, or None when it kept none."""
+    return f"{what} {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None
+
+
 def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
     if "Error(s) in loading state_dict" in msg and "Unexpected key(s)" in msg:
@@ -290,7 +295,7 @@ def _rule_files(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     m = _SAFETENSORS.search(msg)
     if m:
         facts["safetensors.error"] = m.group("e")
-    return facts, (f"kept {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+    return facts, _hint("kept", facts)
 
 
 _DTYPE_NAMES: Final = {
@@ -360,7 +365,7 @@ def _rule_cuda(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     m = _CUDA_STATUS.search(msg)
     if m:
         facts["cuda.status"] = m.group(0)
-    return facts, (f"kept CUDA literals {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+    return facts, _hint("kept CUDA literals", facts)
 
 
 _DEVICES = re.compile(r"found at least two devices, (?P<a>[\w:]{2,12}) and (?P<b>[\w:]{2,12})[!.]?"
@@ -443,7 +448,7 @@ def _rule_memory(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
             facts["oom.reserved_unallocated"] = "large" if gib >= 1.0 else "small"
         except ValueError:
             pass
-    return facts, (f"memory: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+    return facts, _hint("memory:", facts)
 
 
 _NCCL_OP = re.compile(r"OpType=(?P<op>\w{1,30})")
@@ -506,7 +511,7 @@ def _rule_distributed(exc_type: str, msg: str) -> tuple[dict[str, str], str | No
     m = _BATCH_WORLD.search(msg)
     if m:
         facts["batch.world_size"] = "single" if m.group("w") == "1" else "several"
-    return facts, (f"distributed: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+    return facts, _hint("distributed:", facts)
 
 
 _NO_MODULE = re.compile(r"No module named '(?P<m>[\w.]{1,120})'"
@@ -552,7 +557,7 @@ def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
         facts["attribute.name"] = m.group("a")
     if _AMPERE.search(msg):
         facts["hw.requirement"] = "ampere"
-    return facts, (f"names: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+    return facts, _hint("names:", facts)
 
 
 _SYMPTOMS: Final[list[tuple[str, re.Pattern]]] = [
@@ -583,7 +588,7 @@ def _rule_generation(exc_type: str, msg: str) -> tuple[dict[str, str], str | Non
         facts["onnx.support"] = "later_opset"
     elif _ONNX_NONE.search(msg):
         facts["onnx.support"] = "none"
-    return facts, (f"generation/export: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+    return facts, _hint("generation/export:", facts)
 
 
 _DS_VS_HF = re.compile(r"ds [\w.]+=(?P<a>\S+) vs hf [\w.]+(?: \(calculated\))?=(?P<b>\S+)")
@@ -601,7 +606,7 @@ def _rule_config(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     if m:
         g = int(m.group("g"))
         facts["batch.divides"] = "yes" if g and int(m.group("a")) * int(m.group("b")) % g == 0 else "no"
-    return facts, (f"configuration: {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None)
+    return facts, _hint("configuration:", facts)
 
 
 def _rule_symptoms(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
