@@ -10,7 +10,9 @@ Signals per entry (each explained in the answer):
 
 The verdict rests on the failure mechanism: an entry is accepted when its error lines explain the report's
 primary error (same signature, no conflicting fact), corroborated by the rest of the report when that error is one
-with many known causes, or says another name (class, keyword) or other words in the entry's message. When the
+with many known causes, says another name (class, keyword) or other words in the entry's message, or is another
+message that agrees with the entry's only on a hard fact (the same missing package). The reporter's courtesy
+(greetings, thanks, "the following error") is never corroboration: retrieval reads only what their words name. When the
 report holds no error line at all, an entry is accepted when both retrievers independently agree on it, or when the
 report at least says what failed (a sentence naming the error, or the call a cut traceback stops in) and one entry
 of that error's class clearly leads both retrievers together. Both retrievers read across languages through the
@@ -264,7 +266,8 @@ class Matcher:
         # Library frames say where it failed: their function names are evidence beyond the message.
         others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
         rest = _Rest(self, substance(report.prose), sorted({k.split(":")[-1] for k in qframes}), others)
-        rest.corroborate([c for c in ranked if c.generic and (c.sig_raw >= SIG_ACCEPT or c.kin)])   # only these can be accepted
+        # only these can be accepted on corroboration
+        rest.corroborate([c for c in ranked if c.generic and (c.sig_raw >= SIG_ACCEPT or c.kin)])
         self._apply_feedback(ranked, qevents)
         verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
         return Decision(verdict, confidence, ranked, reason, report, qevents)
