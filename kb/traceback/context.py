@@ -101,6 +101,8 @@ def _code_like(s: str) -> bool:
     if "`" in s and L._looks_like_prose(s):
         return False                     # a sentence that quotes code inline: "`pip install -r ...` pulled torch"
     return bool(_CODE_LIKE.match(s) or _KWARG.match(s) and not L._looks_like_prose(s))
+
+
 _ALPHA = re.compile(r"[A-Za-z]")
 
 

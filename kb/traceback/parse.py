@@ -88,7 +88,7 @@ def _sanitize(text: str, notes: list[str]) -> str:
 # IPython / Jupyter tracebacks: `RuntimeError      Traceback (most recent call last)`, frames as
 # `/env/.../train.py in train_model(model, cfg)` (IPython 7) or `File /env/.../module.py:1501, in Module._call_impl(...)`
 # (IPython 8) or `Cell In[3], line 5`, and numbered source lines with `--->` at the one that ran.
-_IPY_HEAD = re.compile(r"^\s*(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt))\s{3,}Traceback \(most recent call last\)")
+_IPY_HEAD = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception|Interrupt)\s{3,}Traceback \(most recent call last\)")
 _IPY_FRAME = re.compile(r"^\s*(?:File (?P<f8>[^\s,]+?\.py):(?P<n8>\d+), in (?P<fn8>[\w.<>]+)"
                         r"|(?P<f7>(?:[\w.~-]*[\\/])+[\w.-]+\.py|<ipython-input-[\w-]+>) in (?P<fn7>[\w.<>]+))\(?")
 _IPY_CELL = re.compile(r"^\s*(?:Cell In ?\[\d+\], line (?P<n>\d+)|Input In \[\d+\], in <cell line: (?P<n2>\d+)>)")
@@ -117,8 +117,8 @@ def _from_ipython(text: str, notes: list[str]) -> str:
                 out.append(f'  File "{frame.group("f8")}", line {frame.group("n8")}, in {func}')
             else:
                 out.append(f'  File "{frame.group("f7")}", in {frame.group("fn7")}')
-        elif inside and _IPY_ARROW.match(raw):
-            out.append("    " + _IPY_ARROW.match(raw).group("code").strip())
+        elif inside and (arrow := _IPY_ARROW.match(raw)):
+            out.append("    " + arrow.group("code").strip())
         elif inside and _IPY_CONTEXT.match(raw):
             continue                                  # the lines around the one that ran
         else:
