@@ -27,6 +27,7 @@ eval: $(STAMP)
 	$(BIN)/triage eval tests/data/eval_holdout2
 	$(BIN)/triage eval tests/data/eval_holdout3
 	$(BIN)/triage eval tests/data/eval_holdout4
+	$(BIN)/triage eval tests/data/eval_holdout5
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
