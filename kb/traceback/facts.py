@@ -89,7 +89,8 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("exitcode", "the exit code of a child reported by a launcher (-9, 1, ...)", hard=True),
     FactSpec("signal", "the signal a child died of (SIGKILL, SIGSEGV, SIGABRT, ...)", hard=True),
     # imports / names ------------------------------------------------------------------------------------------------
-    FactSpec("import.module", "the missing module or package, lower-case: `No module named 'x'`, `cannot import name 'y' from 'x'`, `requires the X library`, `need to have x installed`", hard=True),
+    FactSpec("import.module", "the missing module or package, lower-case: `No module named 'x'`, `cannot import "
+             "name 'y' from 'x'`, `requires the X library`, `need to have x installed`", hard=True),
     FactSpec("import.name", "name in `cannot import name 'y'`", hard=False),
     FactSpec("import.undefined_symbol", "namespace of an undefined C++ symbol (torch for at::/c10::/torch::, else "
              "the first namespace)", hard=False),
@@ -560,20 +561,6 @@ def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     return facts, _hint("names:", facts)
 
 
-_SYMPTOMS: Final[list[tuple[str, re.Pattern]]] = [
-    ("inplace", re.compile(r"modified by an inplace operation")),
-    ("backward_twice", re.compile(r"backward through the graph a second time")),
-    ("batch_size", re.compile(r"Expected input batch_size \(?\S{1,12}\)? to match target batch_size")),
-    ("no_process_group", re.compile(r"Default process group (?:has not been|is not) initialized")),
-    ("zip_archive", re.compile(r"PytorchStreamReader failed reading zip archive")),
-    ("matmul_shapes", re.compile(r"mat1 and mat2 shapes cannot be multiplied")),
-    ("no_grad_fn", re.compile(r"does not require grad and does not have a grad_fn")),
-    ("index_range", re.compile(r"index out of range in self")),
-    # generate() checks only the last column for pad ids, so a pad token equal to EOS trips it too
-    ("right_padding", re.compile(r"right-padding was detected")),
-]
-
-
 _MAX_LENGTH = re.compile(r"but `?max_length`? is set to (?P<n>\d+)")
 _ONNX_LATER = re.compile(r"Support for this operator was added in version \d+")
 _ONNX_NONE = re.compile(r"Exporting the operator .{1,200} is not supported\. Please feel free to request support")
@@ -607,6 +594,20 @@ def _rule_config(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
         g = int(m.group("g"))
         facts["batch.divides"] = "yes" if g and int(m.group("a")) * int(m.group("b")) % g == 0 else "no"
     return facts, _hint("configuration:", facts)
+
+
+_SYMPTOMS: Final[list[tuple[str, re.Pattern]]] = [
+    ("inplace", re.compile(r"modified by an inplace operation")),
+    ("backward_twice", re.compile(r"backward through the graph a second time")),
+    ("batch_size", re.compile(r"Expected input batch_size \(?\S{1,12}\)? to match target batch_size")),
+    ("no_process_group", re.compile(r"Default process group (?:has not been|is not) initialized")),
+    ("zip_archive", re.compile(r"PytorchStreamReader failed reading zip archive")),
+    ("matmul_shapes", re.compile(r"mat1 and mat2 shapes cannot be multiplied")),
+    ("no_grad_fn", re.compile(r"does not require grad and does not have a grad_fn")),
+    ("index_range", re.compile(r"index out of range in self")),
+    # generate() checks only the last column for pad ids, so a pad token equal to EOS trips it too
+    ("right_padding", re.compile(r"right-padding was detected")),
+]
 
 
 def _rule_symptoms(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:

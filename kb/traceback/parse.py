@@ -88,10 +88,12 @@ def _sanitize(text: str, notes: list[str]) -> str:
 # IPython / Jupyter tracebacks: `RuntimeError      Traceback (most recent call last)`, frames as
 # `/env/.../train.py in train_model(model, cfg)` (IPython 7) or `File /env/.../module.py:1501, in Module._call_impl(...)`
 # (IPython 8) or `Cell In[3], line 5`, and numbered source lines with `--->` at the one that ran.
-_IPY_HEAD = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception|Interrupt)\s{3,}Traceback \(most recent call last\)")
+_IPY_HEAD = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception|Interrupt)\s{3,}Traceback \(most recent call last\)",
+                       re.M)
 _IPY_FRAME = re.compile(r"^\s*(?:File (?P<f8>[^\s,]+?\.py):(?P<n8>\d+), in (?P<fn8>[\w.<>]+)"
                         r"|(?P<f7>(?:[\w.~-]*[\\/])+[\w.-]+\.py|<ipython-input-[\w-]+>) in (?P<fn7>[\w.<>]+))\(?")
-_IPY_CELL = re.compile(r"^\s*(?:Cell In ?\[\d+\], line (?P<n>\d+)|Input In \[\d+\], in <cell line: (?P<n2>\d+)>)")
+_IPY_CELL = re.compile(r"^\s*(?:Cell In ?\[\d+\], line (?P<n>\d+)|Input In \[\d+\], in <cell line: (?P<n2>\d+)>)",
+                       re.M)
 _IPY_ARROW = re.compile(r"^\s*-*>\s*(?P<n>\d+)\s(?P<code>.*)$")
 _IPY_CONTEXT = re.compile(r"^\s*\d+\s")
 
@@ -99,8 +101,8 @@ _IPY_CONTEXT = re.compile(r"^\s*\d+\s")
 def _from_ipython(text: str, notes: list[str]) -> str:
     """Rewrite an IPython traceback into Python's own form (frame lines with the line that ran), so the rest of the
     parser reads it like any other. Text without one is returned unchanged."""
-    if "Traceback (most recent call last)" not in text and "Cell In" not in text and "Input In" not in text:
-        return text
+    if not (_IPY_HEAD.search(text) or _IPY_CELL.search(text)):
+        return text                                   # a plain Python traceback, or none: nothing to rewrite
     out: list[str] = []
     inside = False
     for raw in text.splitlines():
@@ -125,8 +127,6 @@ def _from_ipython(text: str, notes: list[str]) -> str:
             if raw.strip() and not raw.startswith(" "):
                 inside = False
             out.append(raw)
-    if out == text.splitlines():
-        return text
     notes.append("read an IPython/Jupyter traceback")
     return "\n".join(out)
 

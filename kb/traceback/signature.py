@@ -17,6 +17,7 @@ import builtins
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Final
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -303,8 +304,10 @@ def _literals(template: str) -> set[str]:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
-def _first_sentence(template: str) -> str:
-    return _SENTENCE_END.split(template, maxsplit=1)[0]
+@lru_cache(maxsize=8192)
+def _first_sentence_tokens(template: str) -> tuple[str, ...]:
+    """Tokens of a template's first sentence (entry templates recur in every query: computed once each)."""
+    return tuple(_tokens(_SENTENCE_END.split(template, maxsplit=1)[0]))
 
 
 DIVERGE_SHARE: Final = 0.15    # below this share of its words, what one message adds is a name in the same message
@@ -325,7 +328,7 @@ def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
         return only_a, only_b
     # Words: of the first sentence only. What follows it is advice, which releases reword ("Hint: enable anomaly
     # detection ..." / "Hint: the backtrace further above shows ...") without the error changing.
-    first_a, first_b = _tokens(_first_sentence(a.template)), _tokens(_first_sentence(b.template))
+    first_a, first_b = _first_sentence_tokens(a.template), _first_sentence_tokens(b.template)
     ta, tb = set(first_a), set(first_b)
     words_a, words_b = [t for t in first_a if t not in tb], [t for t in first_b if t not in ta]
     parts = all(len(w) >= 2 and len(w) >= DIVERGE_SHARE * len(t) for w, t in ((words_a, ta), (words_b, tb)))
