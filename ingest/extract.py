@@ -10,7 +10,7 @@ import re
 from typing import NamedTuple
 
 from kb.models import Document, Fix, Section, VerifiedBy
-from kb.traceback.lines import classify_line, find_error_lines
+from kb.traceback.lines import classify_line, find_error_lines, looks_like_prose, output_failure
 
 from ingest.clean import clean_text
 from ingest.read import RawDocument
@@ -548,14 +548,24 @@ _EMBEDDED = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|
                        r"[^\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\n]{4,400})", re.A)
 
 
+_INDENTED = re.compile(r"^(?: {2,}|\t)(?![-*+] |\d{1,2}[.)] )\S")     # an indented line that is no list item
+
+
 def find_all_error_lines(text: str) -> list[str]:
-    """`find_error_lines`, plus exception headers embedded in the middle of Chinese sentences, in text order."""
+    """`find_error_lines`, plus exception headers embedded in the middle of Chinese sentences and failures said in
+    words inside a code block of tool output (`Could not load ... library`), in text order."""
     found = find_error_lines(text)
     lines = text.split("\n")
     code = fence_mask(lines)
     extra: list[str] = []
     for line, c in zip(lines, code):
-        if c or not _HAN.search(line):
+        if c or _INDENTED.match(line):
+            # outside a fence, an indented line may be the writer's wrapped sentence rather than quoted output
+            cand = output_failure(line) if c or not looks_like_prose(line) else None
+            if cand and not any(cand in f or f in cand for f in found + extra):
+                extra.append(cand)
+            continue
+        if not _HAN.search(line):
             continue
         for m in _EMBEDDED.finditer(line):
             cand = m.group(1).strip().rstrip(",.;:，")

@@ -98,9 +98,9 @@ _KWARG = re.compile(r".{0,200}\b\w+=[\w'\"\[{(]")
 
 
 def _code_like(s: str) -> bool:
-    if "`" in s and L._looks_like_prose(s):
+    if "`" in s and L.looks_like_prose(s):
         return False                     # a sentence that quotes code inline: "`pip install -r ...` pulled torch"
-    return bool(_CODE_LIKE.match(s) or _KWARG.match(s) and not L._looks_like_prose(s))
+    return bool(_CODE_LIKE.match(s) or _KWARG.match(s) and not L.looks_like_prose(s))
 
 
 _ALPHA = re.compile(r"[A-Za-z]")
@@ -138,7 +138,7 @@ def _reporter_in_fence(s: str) -> bool:
     first person or asking something (programs rarely print either)."""
     if _LOG_RECORD.match(s) or _TB_HEAD.match(s) or _code_like(s):
         return False
-    return bool(L._CJK.search(s)) and L._looks_like_prose(s) or (REPORTER.search(s) is not None and L._looks_like_prose(s))
+    return bool(L._CJK.search(s)) and L.looks_like_prose(s) or (REPORTER.search(s) is not None and L.looks_like_prose(s))
 
 
 def prose_text(ln: Line) -> str:

@@ -32,8 +32,8 @@ _PREFIXES: Final[list[tuple[str, re.Pattern[str]]]] = [
     # Ray workers: `(RayWorkerWrapper pid=1234)` / `(pid=1234, ip=10.0.0.1)`
     ("ray", re.compile(r"^\s{0,8}\((?:\w{1,60} )?pid=\d{1,9}(?:, ip=[\d.]{7,15})?\)\s?")),
     # srun -l / pdsh / deepspeed multi-node: `0: `, `worker-1: `, `node03: ` (lower-case host ending in a digit so
-    # that `RuntimeError: ` is never taken for a host name)
-    ("host", re.compile(r"^\s{0,8}(?:\d{1,4}|[a-z][a-z0-9_.-]{0,40}\d|localhost):\s(?=\S)")),
+    # that `RuntimeError: ` is never taken for a host name, nor a library `libnccl.so.2: `)
+    ("host", re.compile(r"^\s{0,8}(?!\S{0,40}\.so\.\d)(?:\d{1,4}|[a-z][a-z0-9_.-]{0,40}\d|localhost):\s(?=\S)")),
     # ISO-ish timestamps, optionally bracketed: `2024-05-01 12:03:04,512`, `[2024-05-01T12:03:04.5Z]`
     ("timestamp", re.compile(
         r"^\s{0,8}\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
@@ -42,6 +42,11 @@ _PREFIXES: Final[list[tuple[str, re.Pattern[str]]]] = [
     ("clock", re.compile(r"^\s{0,8}\[?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?\s{1,4}")),
     # tqdm progress bar glued in front of the real line: `  0%|          | 0/10 [00:00<?, ?it/s]`
     ("progress", re.compile(r"^\s{0,8}\d{1,3}%\|[^|\n]{0,200}\|[^\[\n]{0,80}\[[^\]\n]{0,80}\]")),
+    # vLLM-style logger: `ERROR 09-27 06:46:46 engine.py:157] ` (the level stays in the message when it matters)
+    ("logger", re.compile(r"^\s{0,8}(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)\s\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
+                          r"\s[\w.\-]{1,80}:\d{1,6}\]\s")),
+    # docker compose service prefix: `vllm_1   | `, `api-1  | `
+    ("compose", re.compile(r"^\s{0,8}[A-Za-z][\w.\-]{0,40}[_-]\d{1,3}\s{1,12}\|\s")),
     # the margin of a boxed banner: `** WARNING: The BPE pre-tokenizer was not recognized!`
     ("banner", re.compile(r"^\s{0,8}\*{2,3}\s+(?=\S)")),
 ]
@@ -97,7 +102,7 @@ def strip_prefixes(line: str) -> tuple[str, str | None, bool]:
                 continue
             if name in ("rank", "mpi", "ray", "host") and rank is None:
                 rank = m.group(0).strip().rstrip(":")
-            elif name in ("timestamp", "clock"):
+            elif name in ("timestamp", "clock", "logger"):
                 stamped = True
             line = line[m.end():]
         q = _MD_QUOTE.match(line)
@@ -128,7 +133,7 @@ def split_glued(line: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Classification rules. Each entry: (name, kind, regex, anchored). Anchored rules only look at the start of the
-# cleaned line; unanchored ones search anywhere but are vetoed on prose (see `_looks_like_prose`).
+# cleaned line; unanchored ones search anywhere but are vetoed on prose (see `looks_like_prose`).
 # Order matters: the first rule that fires decides the kind.
 # ---------------------------------------------------------------------------------------------------------------
 
@@ -218,7 +223,7 @@ _NCCL = re.compile(
 
 _CPP = re.compile(
     r"""(?:
-        \bc10::\w+                                            # c10::Error, c10::CUDAError
+        \bc10::\w{0,40}Error\b                                # c10::Error, c10::CUDAError (not `c10::cuda::SetDevice`)
       | ^terminate\ called\ after\ throwing
       | ^what\(\):
       | ^Exception\ raised\ from\ \S+\ at\ \S
@@ -280,6 +285,7 @@ _LOG = re.compile(
       | \boom-kill(?:er)?\b
       | \bCUDA\ out\ of\ memory\b                             # OOM text without its exception type
       | \bOutOfMemoryError\b
+      | \.so(?:\.\d[\w.]{0,20})?:\ (?:undefined\ symbol:|cannot\ open\ shared\ object\ file)   # the dynamic loader
       | \bexpected\ (?:shape\ )?[(\[][\d,\ x]{1,80}[)\]],?\ (?:but\ )?got\ [(\[]   # `expected (75968, 1024), got (151936, 1024)`
     )""",
     re.X,
@@ -295,6 +301,9 @@ _BOILERPLATE = re.compile(
       | See\ https?://
       | \*{5,}$
       | Setting\ OMP_NUM_THREADS\ environment\ variable
+      | Set\ XFORMERS_MORE_DETAILS=1\ for\ more\ details
+      | You\ should\ probably\ TRAIN\ this\ model                  # always follows `Some weights of ... were not`
+      | You\ may\ consider\ adding\ `ignore_mismatched_sizes=True`
     )""",
     re.X,
 )
@@ -308,7 +317,8 @@ _EMPTY_LOG = re.compile(r"^(?:WARNING|INFO|ERROR|DEBUG):[\w.]{1,120}:$")
 _STRONG_START = re.compile(
     r"^(?:terminate\ called|what\(\):|Exception\ raised\ from|Segmentation\ fault|Bus\ error|Fatal\ Python\ error"
     r"|(?:ERROR|FATAL|CRITICAL|WARNING|WARN)\b|Warning:|\[[EW]\ |\[(?:ERROR|WARNING|FATAL|CRITICAL)\]"
-    r"|[EFW]\d{4}\ |error:\ |Killed$|Root\ Cause)",
+    r"|[EFW]\d{4}\ |error:\ |Killed$|Root\ Cause"
+    r"|\S{1,400}\.py:\d{1,6}:\ \w{0,40}Warning:)",                  # warnings.warn: `/x/y.py:12: UserWarning: ...`
     re.X,
 )
 
@@ -324,7 +334,7 @@ _STOPWORDS: Final = frozenset(
 _WORD = re.compile(r"[A-Za-z']{1,40}")
 
 
-def _looks_like_prose(line: str) -> bool:
+def looks_like_prose(line: str) -> bool:
     """True for a human sentence (CJK text, or English with many function words), False for log output."""
     if _CJK.search(line):
         return True
@@ -356,7 +366,7 @@ def _classify_clean(line: str) -> str | None:
     head = _exception_head(line)
     anchored = (head is not None or _STATE_DICT_DETAIL.match(line) is not None or _STRONG_START.match(line) is not None
                 or _KNOWN_MESSAGE.match(line) is not None)
-    if not anchored and (_CODE.match(line) or _looks_like_prose(line)):
+    if not anchored and (_CODE.match(line) or looks_like_prose(line)):
         return None
     if _LAUNCHER.search(line):
         return "launcher"
@@ -444,6 +454,45 @@ def _backticked(line: str) -> list[str]:
     return [s.strip() for s in spans]
 
 
+# A failure said in words, without an exception type: what a library prints when it gives up (`Could not load
+# bitsandbytes native library: ...`, `Asking to pad but the tokenizer does not have a padding token.`).
+_FAILURE_WORD = re.compile(
+    r"\b(?:not|no|cannot|can't|could\ not|couldn't|unable|fail(?:ed|s|ure)?|errors?|invalid|unsupported|too\ old"
+    r"|mismatch(?:ed)?|missing|none|unknown|exceeds?|out\ of|unhandled|denied|refused|timed\ out|killed)\b", re.I | re.X)
+# What reads as code, a command, a path or a table rather than a message.
+_NOT_MESSAGE = re.compile(
+    r"""^(?:[\w.\[\]'"]{1,80}\s{0,2}=(?!=)                # an assignment
+      | [\w.]{1,80}\(.*\)$                            # a call
+      | (?:\$|>>>|\#|//|pip|python3?|conda|export|torchrun|deepspeed|accelerate|git|cd|sudo|apt(?:-get)?|nvidia-smi
+         |CUDA_\w{1,40}=|INFO\b|DEBUG\b|\[INFO\]|\|\s|\+-)          # a command, an info record, a table row
+      | [\w./\\:-]{1,300}$                              # one token: a path, a name
+    )|\s--\w|\w=\S.{0,400}\w=\S""", re.X)                  # (an option; a dump of settings)
+
+
+def said_failure(span: str) -> bool:
+    """Whether a quoted span or a line of tool output is a failure message in words (several words, one of them a
+    failure word, nothing that reads as code or a command)."""
+    return (len(_WORD.findall(span)) >= 4 and _FAILURE_WORD.search(span) is not None
+            and _NOT_MESSAGE.search(span) is None and not _CODE.match(span) and not _FRAME.match(span))
+
+
+def output_failure(line: str) -> str | None:
+    """A line of tool output (in a code block of a postmortem) that says a failure in words without a pattern of
+    its own (`Could not find the bitsandbytes CUDA binary at ...`): the cleaned line, or None. A continuation
+    (`- This IS NOT expected ...`), boilerplate after an error, or the writer's own sentence is not one."""
+    cleaned = clean_line(line)
+    if (not cleaned or cleaned.startswith(("- ", "* ", "...")) or _BOILERPLATE.match(cleaned) or _CJK.search(cleaned)
+            or _ADVICE.match(cleaned) or _classify_clean(cleaned) is not None):
+        return None
+    return cleaned if said_failure(cleaned) else None
+
+
+# The advice a library prints after its failure message (`Please run ...`, `In some cases, a minor-version mismatch
+# will not cause later errors`): part of the message above it, not a failure of its own.
+_ADVICE = re.compile(r"^(?:Please|If|You|For|In|Maybe|Try|To|See|Note|This|Consider|Alternatively|Otherwise|When|"
+                     r"Make\ sure|Check)\b", re.X)
+
+
 def _inline_errors(line: str) -> list[tuple[str, str]]:
     out = []
     for span in _backticked(line):
@@ -456,6 +505,8 @@ def _inline_errors(line: str) -> list[tuple[str, str]]:
         kind = _classify_clean(span)
         if kind is not None and kind not in ("frame", "log"):
             out.append((kind, span))
+        elif kind is None and _CJK.search(span) is None and said_failure(span):
+            out.append(("log", span))          # a library's message quoted in a sentence
     if not out and _CJK.search(line):
         for m in _QUOTED.finditer(line):
             span = m.group(1).strip()

@@ -258,7 +258,7 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
         return True                        # `ImportError:` alone on its line: the message is the next one
     if (ln.indent > 0 or _LIST_ITEM.match(s)) and header.rstrip().endswith(":") and not REPORTER.search(s):
         return True                        # a message announcing a list (`xFormers was built for:`) goes on below
-    if L._looks_like_prose(s):
+    if L.looks_like_prose(s):
         # a message may go on in sentences (`Make sure to have access to it at ...`) right under a traceback,
         # and a message announcing a list (`from one of:`) goes on until a blank line
         return not REPORTER.search(s) and (after_traceback and not ln.fence and prev_text == header
@@ -468,7 +468,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
                 close_block()
             events.append(_mark(ev))
             continue
-        if frames is not None and (L._CJK.search(s) or L._looks_like_prose(s) or not ln.fence and ln.indent == 0):
+        if frames is not None and (L._CJK.search(s) or L.looks_like_prose(s) or not ln.fence and ln.indent == 0):
             close_block()
         i += 1
     close_block()

@@ -1,0 +1,108 @@
+"""Error lines that have no exception prefix, in postmortems: tool output that says a failure in words, library
+messages quoted inline, warnings.warn lines that read like sentences, the dynamic loader, logger prefixes. And
+`triage eval-extract` on the labelled extraction set (tests/data/extraction)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ingest.extract import find_all_error_lines
+from kb.traceback.lines import classify_line, clean_line, output_failure
+
+EXTRACTION = Path(__file__).resolve().parent / "data" / "extraction"
+
+LOG_BLOCK = """The import failed like this:
+
+```
+WARNING: BNB_CUDA_VERSION=124 environment variable detected; loading libbitsandbytes_cuda124.so.
+If you use the manual override make sure the right libcudart.so is in your LD_LIBRARY_PATH
+
+Could not find the bitsandbytes CUDA binary at PosixPath('/opt/bnb/libbitsandbytes_cuda124.so')
+CUDA kernel errors might be asynchronously reported at some other API call
+- This IS NOT expected if you are initializing the model from a checkpoint of another architecture
+pip install bitsandbytes --no-binary
+config = dict(load_in_4bit=True, fails=None)
+```
+
+We checked the wheel first.
+"""
+
+
+def test_a_failure_said_in_words_inside_a_code_block_is_an_error_line():
+    lines = find_all_error_lines(LOG_BLOCK)
+    assert "Could not find the bitsandbytes CUDA binary at PosixPath('/opt/bnb/libbitsandbytes_cuda124.so')" in lines
+    # advice, boilerplate, a continuation, a command and code are not
+    assert not any(l.startswith(("If you use", "CUDA kernel errors", "- This", "pip ", "config")) for l in lines), lines
+
+
+def test_an_indented_log_line_in_plain_text_counts_but_a_wrapped_sentence_does_not():
+    text = ("the script dies on import:\n\n"
+            "  CUDA Setup failed despite GPU being available. Run the diagnostics command for details.\n\n"
+            "The maintainer replied\n  that this error usually means the cards cannot talk to each other and the "
+            "routing needs fixing.\n")
+    lines = find_all_error_lines(text)
+    assert lines == ["CUDA Setup failed despite GPU being available. Run the diagnostics command for details."]
+
+
+def test_output_failure_needs_a_failure_word_and_words():
+    assert output_failure("Could not load bitsandbytes native library: libbitsandbytes_cpu.so") is not None
+    assert output_failure("Loading checkpoint shards from /data/model") is None
+    assert output_failure("/usr/lib/x86_64-linux-gnu/libcuda.so") is None          # a path
+    assert output_failure("Please run python -m bitsandbytes to get more information") is None
+
+
+def test_a_library_message_quoted_inline_is_an_error_line():
+    text = ("Everyone running the PPO example meets `Asking to pad but the tokenizer does not have a padding token.` "
+            "at the first batch; set `tokenizer.pad_token = tokenizer.eos_token` before building the trainer.")
+    assert find_all_error_lines(text) == ["Asking to pad but the tokenizer does not have a padding token."]
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:124: UserWarning: CUDA initialization: The "
+     "NVIDIA driver on your system is too old (found version 11000). Please update your GPU driver by downloading "
+     "and installing a new version from the URL", "warning"),          # a warnings.warn line that reads like prose
+    ("flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi", "log"),
+    ("libnccl.so.2: cannot open shared object file: No such file or directory", "log"),
+    ("ERROR 09-27 06:46:46 engine.py:157] RuntimeError: CUDA error: an illegal memory access was encountered",
+     "cuda"),
+    ("vllm_1   | RuntimeError: CUDA error: no kernel image is available for execution on the device", "cuda"),
+])
+def test_lines_without_a_usual_prefix(line, kind):
+    assert classify_line(line) == kind
+
+
+def test_logger_and_compose_prefixes_are_stripped():
+    assert clean_line("ERROR 09-27 06:46:46 engine.py:157] For debugging consider passing CUDA_LAUNCH_BLOCKING=1") \
+        == "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+    assert clean_line("api-1  | ValueError: bad") == "ValueError: bad"
+    assert clean_line("| a | b |") == "| a | b |"                      # a table row keeps its bars
+
+
+def test_a_demangled_symbol_name_is_not_an_error():
+    assert classify_line("c10::cuda::SetDevice(int)") is None
+    assert classify_line("terminate called after throwing an instance of 'c10::Error'") == "cpp"
+
+
+def test_eval_extract_on_the_labelled_set_meets_its_targets():
+    from bot.cli import main
+
+    result = CliRunner().invoke(main, ["eval-extract", str(EXTRACTION), "--json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.output)
+    assert got["documents"] >= 60
+    # Targets of the matcher issue (a training figure: ingest was improved on this set; its README has the blind one)
+    assert got["error_lines"]["recall"] >= 0.95
+    assert got["error_lines"]["precision"] >= 0.90
+    missed = [m for d in got["docs"] for m in d["missed"]]
+    assert len(missed) <= 0.05 * got["error_lines"]["labelled"]
+
+
+def test_eval_extract_refuses_a_folder_without_labels(tmp_path):
+    from bot.cli import main
+
+    result = CliRunner().invoke(main, ["eval-extract", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "labels.jsonl" in result.output
