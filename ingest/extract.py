@@ -442,7 +442,7 @@ def make_fixes(section_texts: list[str]) -> list[Fix]:
 # ---------------------------------------------------------------------------------------------------------------
 
 _CAUSE_CUE = re.compile(
-    r"原因是|原因在于|根本原因|根因|由于|源于|是因为|因为|问题出在|归因于|导致的|所致|本质上|"
+    r"原因是|原因在于|根本原因|根因|根源|由于|源于|是因为|因为|问题出在|归因于|导致的|所致|本质上|"
     r"\bbecause\b|\bcaused by\b|\bdue to\b|\broot cause\b|\bthe reason\b|\bstems? from\b|\bresults? from\b", re.I)
 _FIX_CUE = re.compile(
     r"解决|修复|规避|绕过|改为|改成|改用|设置|升级|降级|安装|添加|加上|即可|建议|"

@@ -24,9 +24,10 @@ _ZH: dict[SectionKind, str] = {
                 "错误 问题描述 复现步骤 复现 重现步骤 异常信息 异常 症状 问题",
     "environment": "环境 环境信息 运行环境 软件环境 硬件环境 环境配置 版本信息 系统信息 配置信息",
     "root_cause": "根本原因 问题根源 根源 原因分析 根因 根因分析 原因 问题原因 问题分析 技术分析 技术原理 原理分析 "
-                  "深入分析 问题定位 排查过程 排查 分析 技术细节 机制分析 错误原因 故障原因 原理",
+                  "深入分析 问题定位 排查过程 排查 分析 技术细节 机制分析 错误原因 故障原因 原理 为什么",
     "fix": "解决方案 解决方法 解决办法 解决思路 解决 修复 修复方案 修复方法 处理方法 处理方案 处理办法 处理 "
-           "长期解决方案 根本解决方案 永久解决方案 官方修复 方案 对策 修复与验证",
+           "长期解决方案 根本解决方案 永久解决方案 官方修复 方案 对策 修复与验证 正确的做法 正确做法 怎么解决 如何解决 "
+           "怎么办 做法",
     "workaround": "临时解决方案 临时方案 临时解决办法 临时办法 规避方案 规避方法 规避 变通方案 绕过方法 缓解措施 "
                   "临时修复",
     "notes": "最佳实践 经验总结 总结 小结 结论 后续建议 建议 技术启示 启示 注意事项 参考 参考资料 参考链接 相关链接 "
@@ -45,7 +46,8 @@ _EN: dict[SectionKind, str] = {
                    "configuration|hardware|software|platform",
     "root_cause": "root cause|root causes|root-cause|root cause analysis|cause|causes|the cause|analysis|"
                   "diagnosis|investigation|explanation|why|why it happened|what went wrong|technical details|"
-                  "details|underlying cause|mechanism",
+                  "details|underlying cause|mechanism|what is going on|what's going on|what was going on|"
+                  "how it happens|why it happens",
     "fix": "fix|fixes|the fix|solution|solutions|resolution|resolved|remedy|how to fix|fixed in|patch|"
            "correction|proposed fix|suggested fix|possible fix|permanent fix|long-term fix|final fix|"
            "fix and verification",
@@ -82,6 +84,9 @@ _DECOR = re.compile(r"^[\W_]+|[\W_]+$")
 _EN_MODIFIER = re.compile(r"^(?:the|a|an|our|my|possible|proposed|suggested|final|recommended|how to)\s+", re.I)
 
 
+_WHY_ZH = re.compile(r"为什么|原因是什么|怎么回事")
+
+
 def _normalise_heading(text: str) -> str:
     text = text.strip().strip("*_").strip()
     text = _NUMBERING.sub("", text)
@@ -96,7 +101,8 @@ def _part_kind(part: str) -> SectionKind | None:
         for w in HEADING_WORDS_ZH:
             if part == w.text or part.startswith(w.text) or part.endswith(w.text):
                 return w.kind
-        return None
+        # "形状为什么是 0", "报错的原因是什么": a question heading names the cause it goes on to explain
+        return "root_cause" if _WHY_ZH.search(part) else None
     low = re.sub(r"\s+", " ", part.lower())
     for cand in (low, _EN_MODIFIER.sub("", low)):
         if cand in HEADING_WORDS_EN:
