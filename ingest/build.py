@@ -30,6 +30,20 @@ from ingest.read import RawDocument, Skipped, discover, read_path
 Progress = Callable[[str, int, int], None]
 
 
+def _extractor_version() -> str:
+    """A hash of the code that turns a file into a document (ingest, and the line rules it uses from
+    kb.traceback): when it changes, an unchanged file is extracted again (its unchanged chunks keep their vectors)."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for folder in (root, root.parent / "kb" / "traceback"):
+        for path in sorted(folder.glob("*.py")):
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return "extract:" + h.hexdigest()[:12]
+
+
+EXTRACTOR_VERSION = _extractor_version()
+
+
 @dataclass
 class IngestReport:
     added: list[str] = field(default_factory=list)
@@ -133,6 +147,7 @@ def ingest(
         prev = _open_previous(kb_dir, settings.model, report)
         prev_by_source = prev.doc_index() if prev else {}
         same_model = bool(prev) and prev.manifest.get("model") == settings.model
+        same_extractor = bool(prev) and prev.manifest.get("extractor") == EXTRACTOR_VERSION
         prev_vectors = prev.vectors() if prev else np.zeros((0, 0), np.float32)
 
         raws: list[tuple[str, str, RawDocument]] = []   # (source, origin, raw)
@@ -150,7 +165,8 @@ def ingest(
             raws.append((source, str(path.resolve()), got))
 
         def is_unchanged(source: str, raw: RawDocument) -> bool:
-            return same_model and source in prev_by_source and prev_by_source[source][1] == raw.content_hash
+            return (same_model and same_extractor and source in prev_by_source
+                    and prev_by_source[source][1] == raw.content_hash)
 
         todo = [(s, o, r) for s, o, r in raws if not is_unchanged(s, r)]
         report.unchanged = [s for s, _, r in raws if is_unchanged(s, r)]
@@ -248,6 +264,7 @@ def ingest(
             "model": settings.model,
             "dim": dim,
             "tokenizer": TOKENIZER_VERSION,
+            "extractor": EXTRACTOR_VERSION,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "documents": len(rows),
             "chunks": len(all_vectors),

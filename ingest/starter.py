@@ -1,4 +1,5 @@
-"""Build the bundled starter KB into the user's cache on first use, and again whenever its entries change."""
+"""Build the bundled starter KB into the user's cache on first use, and again whenever its entries or the code that
+extracts them change (an update re-extracts; unchanged chunks keep their vectors)."""
 from __future__ import annotations
 
 import sys
@@ -6,7 +7,7 @@ from pathlib import Path
 
 from kb.config import Settings
 from kb.starter import ENTRIES_DIR, entries_hash
-from ingest.build import Progress, ingest
+from ingest.build import EXTRACTOR_VERSION, Progress, ingest
 
 HASH_FILE = "STARTER_HASH"
 
@@ -17,7 +18,7 @@ def starter_kb_dir(settings: Settings) -> Path:
 
 def ensure_starter_kb(settings: Settings, progress: Progress | None = None) -> Path:
     kb_dir = starter_kb_dir(settings)
-    want = entries_hash()
+    want = f"{entries_hash()} {EXTRACTOR_VERSION}"       # new entries or new extraction code: bring it up to date
     stamp = kb_dir / HASH_FILE
     if stamp.exists() and stamp.read_text().strip() == want and (kb_dir / "CURRENT").exists():
         return kb_dir
