@@ -22,12 +22,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 eval: $(STAMP)
-	$(BIN)/triage eval ../shared/eval/dev
-	$(BIN)/triage eval tests/data/eval_holdout
-	$(BIN)/triage eval tests/data/eval_holdout2
-	$(BIN)/triage eval tests/data/eval_holdout3
-	$(BIN)/triage eval tests/data/eval_holdout4
-	$(BIN)/triage eval tests/data/eval_holdout5
+	$(BIN)/triage eval --cv ../shared/eval/dev tests/data/eval_*
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

@@ -257,22 +257,100 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
 
 
 @main.command("eval")
-@click.argument("setdir", type=click.Path(path_type=Path))
-@click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write figures and per-query results here.")
+@click.argument("setdirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--cv", is_flag=True, help="Leave one set out: answer each set with a decision trained on the others.")
+@click.option("--json", "json_out", type=click.Path(path_type=Path), default=None,
+              help="Also write the figures (and per-query results) here.")
 @click.pass_context
 @guarded
-def eval_cmd(ctx, setdir, json_out):
-    """Measure the matcher on a labelled set (SETDIR/corpus, queries, labels.jsonl) beside two baselines."""
-    from bot.evaluate import run_eval
+def eval_cmd(ctx, setdirs, cv, json_out):
+    """Measure the matcher on labelled sets (SETDIR/corpus, queries, labels.jsonl) beside two baselines."""
     from bot.progress import progress_bar
+
+    settings = settings_from(ctx)
+    if cv:
+        from bot.crossval import cross_validate, measure_set, set_name
+        from bot.render import print_cv
+
+        if len(setdirs) < 2:
+            raise BadInput("--cv needs at least two sets: each is answered by a decision trained on the others")
+        names = [set_name(d) for d in setdirs]
+        if len(set(names)) < len(names):
+            raise BadInput("--cv needs sets with different folder names (they name the sets in the figures)")
+        with progress_bar() as tick:
+            measured = {set_name(d): measure_set(d, settings, progress=tick) for d in setdirs}
+        result, _ = cross_validate(measured)
+        print_cv(result)
+        if json_out:
+            json_out.write_text(json.dumps(result, indent=2), encoding="utf-8")
+        return
+    from bot.evaluate import run_eval
     from bot.render import print_eval
 
-    with progress_bar() as tick:
-        figures, details = run_eval(setdir, settings_from(ctx), progress=tick)
-    print_eval(figures)
+    everything = []
+    for setdir in setdirs:
+        with progress_bar() as tick:
+            figures, details = run_eval(setdir, settings, progress=tick)
+        if len(setdirs) > 1:
+            click.echo(f"== {setdir}")
+        print_eval(figures)
+        everything.append({"set": str(setdir), "figures": [f.as_dict() for f in figures], "queries": details})
     if json_out:
-        json_out.write_text(json.dumps({"figures": [f.as_dict() for f in figures], "queries": details},
-                                       ensure_ascii=False, indent=2), encoding="utf-8")
+        data = everything[0] if len(everything) == 1 else everything
+        json_out.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+@main.command("eval-extract")
+@click.argument("setdir", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the figures and per-document results as JSON.")
+@click.pass_context
+@guarded
+def eval_extract(ctx, setdir, as_json):
+    """Precision and recall of the error lines ingest extracts, on a labelled set (SETDIR/docs, labels.jsonl)."""
+    from bot.extract_eval import run_extract_eval
+
+    summary, results = run_extract_eval(setdir, settings_from(ctx))
+    if as_json:
+        click.echo(json.dumps({**summary, "docs": [r.__dict__ for r in results]}, ensure_ascii=False))
+        return
+    lines = summary["error_lines"]
+    click.echo(f"documents: {summary['documents']}")
+    click.echo(f"error lines: recall {lines['recall']:.3f} ({lines['labelled']} labelled), "
+               f"precision {lines['precision']:.3f} ({lines['extracted']} extracted)")
+    for key, label in (("root_cause_found", "root cause found"), ("fix_found", "fix found")):
+        value = summary[key]
+        click.echo(f"{label}: {'-' if value is None else f'{value:.3f}'}")
+    for r in results:
+        for line in r.missed:
+            click.echo(f"  missed   {r.doc}: {line[:150]}")
+        for line in r.spurious:
+            click.echo(f"  spurious {r.doc}: {line[:150]}")
+        if r.root_cause is False:
+            click.echo(f"  no root cause found in {r.doc}")
+        if r.fix is False:
+            click.echo(f"  no fix found in {r.doc}")
+
+
+@main.command("train-decision")
+@click.argument("setdirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Where to write the weights (default: the ones the matcher ships, kb/data/decision/weights.json).")
+@click.pass_context
+@guarded
+def train_decision(ctx, setdirs, out):
+    """Train the matcher's decision on labelled sets (fixed seed: the same sets give the same weights)."""
+    from bot.crossval import measure_set, set_name
+    from bot.progress import progress_bar
+    from kb.decision import WEIGHTS_PATH, fit
+
+    settings = settings_from(ctx)
+    with progress_bar() as tick:
+        sets = {set_name(d): measure_set(d, settings, progress=tick).rows for d in setdirs}
+    model = fit(sets)
+    target = out or WEIGHTS_PATH
+    model.save(target)
+    click.echo(f"trained on {model.meta['queries']} queries of {len(sets)} sets; threshold {model.threshold:.3f}; "
+               f"wrote {target}")
 
 
 # Commands with modules of their own (bot/commands/*.py) register below. Those modules import heavy libraries

@@ -124,3 +124,32 @@ def print_eval(figures) -> None:
     out.print(f"[bold]misses of the matcher ({len(figures[0].misses)}):[/]")
     for miss in figures[0].misses:
         out.print(f"  {miss}", overflow="ignore", crop=False)
+
+
+def print_cv(result: dict) -> None:
+    """Leave-one-set-out figures: per set, pooled, and the calibration table."""
+    table = Table(title="triage eval --cv (each set answered by a decision trained on the others)")
+    cols = ("set", "n", "accuracy", "top-1 (pos)", "wrong (pos)", "abstention", "helpful@3", "threshold",
+            "bm25 best")
+    for col in cols:
+        table.add_column(col)
+    base = result.get("baselines", {}).get("bm25_best_threshold_per_set", {})
+    rows = list(result["sets"].items()) + [("pooled", result["pooled"])]
+    for name, f in rows:
+        t = f.get("threshold")
+        b = base.get(name, {}).get("accuracy") if name != "pooled" else result.get("baselines", {}).get(
+            "bm25_pooled_accuracy")
+        table.add_row(name, str(f["n"]), f"{f['accuracy']:.3f}", f"{f['top1']:.3f}", f"{f['wrong_on_positives']:.3f}",
+                      f"{f['abstention']:.3f}", f"{f['helpful_at_3']:.3f}", "-" if t is None else f"{t:.3f}",
+                      "-" if b is None else f"{b:.3f}")
+    out = console if console.is_terminal else Console(highlight=False, width=120)
+    out.print(table)
+    cal = Table(title="calibration: answers binned by confidence")
+    for col in ("confidence", "answers", "right", "share right"):
+        cal.add_column(col)
+    for b in result["calibration"]:
+        share = f"{b['right'] / b['n']:.3f}" if b["n"] else "-"
+        cal.add_row(f"{b['lo']:.2f}-{b['hi']:.2f}", str(b["n"]), str(b["right"]), share)
+    out.print(cal)
+    out.print("wrong (pos): share of positives answered with another entry. bm25 best: whole-document BM25 at the "
+              "threshold that suits it best on that very set (an upper bound for it).", overflow="fold")

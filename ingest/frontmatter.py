@@ -204,6 +204,7 @@ def parse_entry(raw: RawDocument, source: str) -> Document:
     fixed_in = _text(data, "fixed_in", source)
     versions = find_versions("\n".join(x for x in (affected, fixed_in, body) if x))
     return Document(
+        curated=True,
         doc_id=doc_id,
         source=source,
         content_hash=raw.content_hash,

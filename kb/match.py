@@ -7,25 +7,27 @@ Signals per entry (each explained in the answer):
 - `bm25`: BM25 over chunks, the entry's best chunk, relative to the best entry for this report.
 - `dense`: cosine of the report with the entry's best chunk (multilingual e5, so English finds Chinese).
 - `frames`: library frames (`module:function`) the report shares with the entry's tracebacks.
+- `corroboration`: how strongly the rest of the report (the reporter's words, less their courtesy, and the library
+  functions of its frames) points to the entry.
 
-The verdict rests on the failure mechanism: an entry is accepted when its error lines explain the report's
-primary error (same signature, no conflicting fact), corroborated by the rest of the report when that error is one
-with many known causes, says another name (class, keyword) or other words in the entry's message, or is another
-message that agrees with the entry's only on a hard fact (the same missing package). The reporter's courtesy
-(greetings, thanks, "the following error") is never corroboration: retrieval reads only what their words name. When the
-report holds no error line at all, an entry is accepted when both retrievers independently agree on it, or when the
-report at least says what failed (a sentence naming the error, or the call a cut traceback stops in) and one entry
-of that error's class clearly leads both retrievers together. Both retrievers read across languages through the
-glossary (kb.index.glossary).
+The verdict is learned (kb.decision): the few best candidates get a feature vector (the signals, margins to the
+runner-up, whether the report prints an error line, and the old hand rules as features: a symptom with many known
+causes, another name in the same words, another message agreeing on a hard fact, a secondary line) and a
+probability of being the report's root cause. The most probable is the answer when it reaches the trained
+threshold; a hard fact conflict or a feedback veto rules a candidate out. Both retrievers read across languages
+through the glossary (kb.index.glossary).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from kb.decision import FEATURE_NAMES, DecisionModel, load_model, log_count, shown_order
 from kb.feedback import FeedbackStore
 from kb.index.glossary import gloss
-from kb.index.hybrid import KnowledgeBase, dense_norm
+from kb.index.hybrid import KnowledgeBase, dense_norm, encoder_text
 from kb.index.talk import substance
 from kb.models import Document
 from kb.traceback.facts import FACTS
@@ -57,10 +59,10 @@ PRESENTATION_FACTS = {"device.order"}
 TOPIC_FACTS = {"dtype.mentioned"}
 CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
 TIE_SIG = 0.03           # entries this close on the report's error explain it equally well...
-TIE_LEAD = 0.1           # ...and one is chosen only when the rest of the report favours it by this much
-TIE_MARGIN = 0.04        # (the dense signal is skipped only when the leader is ahead by more than it could add + this)
+TIE_LEAD = 0.1           # ...unless the rest of the report favours one by this much
 QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
-DESCRIBED_LEAD = 0.12    # with no error line, the described entry must lead both retrievers fused by this much
+CONSIDER_TOP = 6         # candidates the decision weighs: the best by fused score...
+CONSIDER_EACH = 2        # ...and the best few by signature and by retrieval alone
 
 # score = SIG·signature + DENSE·dense_norm + BM25·bm25 + FRAMES·frames
 SIG_WEIGHT, DENSE_WEIGHT, BM25_WEIGHT, FRAMES_WEIGHT = 0.55, 0.2, 0.15, 0.1
@@ -104,18 +106,26 @@ class Candidate:
     sig_pair: tuple[str, str] | None = None          # (report line, entry line) that matched best
     sig_why: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
-    generic: bool = False
-    diverges: tuple[list[str], list[str]] = ([], [])  # what the report's error says in place of the entry line's
+    generic: bool = False                            # the error alone does not pick the entry (any of the next three)
+    symptom: bool = False                            # a symptom with many known causes
+    sig_inferred: bool = False                       # the best pair's report event has no printed line
+    agree: int = 0                                   # specific facts the best pair agrees on
+    diverges: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))  # what the report's error says in place of the entry line's
     kin: list[str] = field(default_factory=list)     # hard facts a less alike entry line agrees on (same package...)
     reason: str = ""
     vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
     notes: list[str] = field(default_factory=list)   # further evidence for the answer, in words
-    measured: set[str] = field(default_factory=lambda: {"signature", "bm25", "frames"})
+    measured: set[str] = field(default_factory=lambda: {"signature", "bm25", "dense", "frames"})
+    features: list[float] = field(default_factory=list)   # kb.decision.FEATURES, for the considered candidates
+    probability: float = 0.0                          # the decision model's: this entry is the report's root cause
 
     def signals(self) -> dict[str, float]:
-        """The signals that were computed for this answer (dense only when the others did not settle it)."""
-        return {k: round(getattr(self, k), 4) for k in ("signature", "bm25", "dense", "frames", "corroboration")
-                if k in self.measured}
+        """The signals that were computed for this answer."""
+        out = {k: round(getattr(self, k), 4) for k in ("signature", "bm25", "dense", "frames", "corroboration")
+               if k in self.measured}
+        if self.features:
+            out["probability"] = round(self.probability, 4)
+        return out
 
 
 @dataclass
@@ -135,7 +145,7 @@ def profile(doc: Document) -> EntryProfile:
 
     def add(line: str, sig: Signature) -> None:
         key = (sig.exc_type, sig.template)
-        if key not in seen and sig.template.strip():
+        if key not in seen and (sig.template.strip() or sig.exc_type):     # a bare `StopIteration` is a line too
             seen.add(key)
             sigs.append((line, sig))
 
@@ -170,11 +180,16 @@ def _generic_fact(name: str, value: str) -> bool:
     return name in GENERIC_FACTS and (GENERIC_FACTS[name] is None or value in GENERIC_FACTS[name])
 
 
+def _agreeing(q: Signature, d: Signature) -> list[str]:
+    """Facts both signatures carry and agree on, leaving out how a message is put and what a report is about."""
+    return [n for n in set(q.facts) & set(d.facts) - PRESENTATION_FACTS - TOPIC_FACTS
+            if values_agree(q.facts[n], d.facts[n])]
+
+
 def _kin_facts(q: Signature, d: Signature) -> list[str]:
     """The hard, specific facts on which two different messages agree (`import.module=sentencepiece`)."""
-    return sorted(f"{n}={q.facts[n]}" for n in set(q.facts) & set(d.facts) - PRESENTATION_FACTS - TOPIC_FACTS
-                  if FACTS.get(n) is not None and FACTS[n].hard and not _generic_fact(n, q.facts[n])
-                  and values_agree(q.facts[n], d.facts[n]))
+    return sorted(f"{n}={q.facts[n]}" for n in _agreeing(q, d)
+                  if FACTS.get(n) is not None and FACTS[n].hard and not _generic_fact(n, q.facts[n]))
 
 
 def _is_generic(q: Signature, d: Signature) -> bool:
@@ -182,18 +197,28 @@ def _is_generic(q: Signature, d: Signature) -> bool:
     nothing more specific (e.g. both say "tensors on two devices", but only the report names the op)."""
     if not any(_generic_fact(n, v) for n, v in q.facts.items()):
         return False
-    specific = [n for n in set(q.facts) & set(d.facts) - PRESENTATION_FACTS - TOPIC_FACTS
-                if not _generic_fact(n, q.facts[n]) and values_agree(q.facts[n], d.facts[n])]
-    return not specific
+    return not any(not _generic_fact(n, q.facts[n]) for n in _agreeing(q, d))
+
+
+def _considered(ranked: list[Candidate]) -> list[Candidate]:
+    """The candidates the decision weighs: the best by fused score, and the best few by the signature alone and by
+    retrieval alone (an entry that only one signal favours still gets its probability)."""
+    picked = ranked[:CONSIDER_TOP]
+    for key in (lambda c: c.sig_raw, _fused):
+        picked += sorted(ranked, key=lambda c: -key(c))[:CONSIDER_EACH]
+    seen: set[str] = set()
+    return [c for c in picked if not (c.doc_id in seen or seen.add(c.doc_id))]
 
 
 class Matcher:
-    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None):
+    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None, model: DecisionModel | None = None):
         self.kb = kb
         self.feedback = feedback
+        self.model = model or load_model()
         self.docs = kb.documents()
         self.idf = kb.sparse.idf()
         self._profiles: dict[str, EntryProfile] = {}
+        self._last_embedding: tuple[str | None, np.ndarray | None] = (None, None)
         self._doc_tokens: dict[str, set[str]] | None = None
         # A small KB is scored whole (no entry can be missed by retrieval); a large one only where retrieval points.
         self.score_all = len(self.docs) <= SCORE_ALL_MAX
@@ -238,43 +263,51 @@ class Matcher:
 
     def _dense(self, text: str) -> dict[str, float]:
         """Cosine of each entry's best chunk with the text (one query encoding: the expensive step)."""
-        return _best_per_doc(self.kb.dense_search(text, RETRIEVE_DEPTH), self.kb.row_doc)
+        return _best_per_doc(self.kb.dense.search(self._embed(text), RETRIEVE_DEPTH), self.kb.row_doc)
+
+    def _embed(self, text: str) -> np.ndarray:
+        """The query encoding of a text, kept for the next call with the same text (features reuse it)."""
+        text = encoder_text(text)
+        if self._last_embedding[0] != text:
+            self._last_embedding = (text, self.kb.embed_query(text))
+        return self._last_embedding[1]
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str) -> Decision:
         report = parse_report(text)
         qevents = _query_events(report)
-        query_text = _retrieval_text(report, text)
+        prose = substance(report.prose)           # the reporter's words, less their courtesy
+        query_text = _retrieval_text(report, prose, text)
         qframes = {k for qe in qevents for k in qe.sig.frames}
-        bm25 = self._bm25(query_text)
-        pool = self.docs if self.score_all else self._pool(bm25)
-        cands = {d: self._candidate(d, qevents, qframes, bm25) for d in pool}
-
-        printed = _printed(qevents)
-        if not self._decisive(list(cands.values()), printed):
-            # The signature and BM25 alone do not settle it: bring in the dense retriever (and what it finds).
-            dense = self._dense(query_text)
-            for d in (dense if self.score_all else self._pool(dense)):
-                if d not in cands:
-                    cands[d] = self._candidate(d, qevents, qframes, bm25)
-            for c in cands.values():
-                c.dense = dense.get(c.doc_id, 0.0)
-                c.measured.add("dense")
-                c.score += DENSE_WEIGHT * dense_norm(c.dense)
-
-        ranked = sorted(cands.values(), key=lambda c: -c.score)
+        bm25, dense = self._bm25(query_text), self._dense(query_text)
+        pool = self.docs if self.score_all else dict.fromkeys(self._pool(bm25) + self._pool(dense))
+        cands = [self._candidate(d, qevents, qframes, bm25, dense) for d in pool]
+        ranked = sorted(cands, key=lambda c: -c.score)
+        if not ranked:
+            return Decision("no_match", 1.0, [], "the knowledge base is empty", report, qevents)
         # Library frames say where it failed: their function names are evidence beyond the message.
         others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
-        rest = _Rest(self, substance(report.prose), sorted({k.split(":")[-1] for k in qframes}), others)
-        # only these can be accepted on corroboration
-        rest.corroborate([c for c in ranked if c.generic and (c.sig_raw >= SIG_ACCEPT or c.kin)])
+        rest = _Rest(self, prose, sorted({k.split(":")[-1] for k in qframes}), others)
+        considered = _considered(ranked)
+        rest.corroborate(considered)
         self._apply_feedback(ranked, qevents)
-        verdict, confidence, reason = self._decide(report, qevents, ranked, rest)
-        return Decision(verdict, confidence, ranked, reason, report, qevents)
+        printed = _printed(qevents)
+        primary_known = max((c.sig_raw for c in ranked if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
+        for c in ranked:
+            c.reason = c.vetoed or self._reject_reason(c, primary_known)
+        for c in considered:
+            c.features = self._features(c, ranked, qevents, printed, primary_known, rest)
+        xs = [c.features for c in considered]
+        probs = self.model.probabilities(xs, [bool(c.conflicts or c.vetoed) for c in considered])
+        for c, p in zip(considered, probs):
+            c.probability = p
+        unvetoed = self.model.probabilities(xs, [False] * len(xs))
+        return self._decide(report, qevents, ranked, considered, printed, unvetoed)
 
-    def _candidate(self, doc_id: str, qevents: list[QueryEvent], qframes: set[str], bm25: dict[str, float]) -> Candidate:
+    def _candidate(self, doc_id: str, qevents: list[QueryEvent], qframes: set[str], bm25: dict[str, float],
+                   dense: dict[str, float]) -> Candidate:
         prof = self.profile(doc_id)
-        c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0))
+        c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0), dense=dense.get(doc_id, 0.0))
         for qe in qevents:
             conflicts = _entry_conflicts(qe.sig, prof.sigs)
             for line, dsig in prof.sigs:
@@ -282,6 +315,7 @@ class Matcher:
                 weighted = sim * qe.weight
                 if weighted > c.signature:
                     c.signature, c.sig_raw, c.sig_role = weighted, sim, qe.event.role
+                    c.sig_inferred = qe.event.inferred
                     c.sig_pair = (qe.text, line)
                     c.sig_why = why
                     c.conflicts = conflicts
@@ -289,27 +323,18 @@ class Matcher:
                     # parts ways with the entry's, is the same kind of error; like a symptom with many causes, it
                     # needs the rest of the report to point here.
                     c.diverges = divergence(qe.sig, dsig)
-                    c.generic = _is_generic(qe.sig, dsig) or bool(c.diverges[0])
+                    c.symptom = _is_generic(qe.sig, dsig)
                     # Another message that agrees on a hard fact (the same missing package, the same CPU-only torch)
                     # is the same failure told in other words, and like a symptom with many causes it needs the rest
                     # of the report to point here.
                     c.kin = _kin_facts(qe.sig, dsig) if SIG_RELATED <= sim < SIG_ACCEPT and not conflicts else []
-                    c.generic = c.generic or bool(c.kin)
+                    c.generic = c.symptom or bool(c.diverges[0]) or bool(c.kin)
+                    c.agree = sum(not _generic_fact(n, qe.sig.facts[n]) for n in _agreeing(qe.sig, dsig))
         if qframes and prof.frames:
             c.frames = len(qframes & prof.frames) / len(qframes)
-        c.score = SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames
+        c.score = (SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames
+                   + DENSE_WEIGHT * dense_norm(c.dense))
         return c
-
-    @staticmethod
-    def _decisive(cands: list[Candidate], printed: bool) -> bool:
-        """True when the dense signal cannot change the answer: the report shows its error, and the best entry
-        leads the rest by more than dense similarity could add to a rival (plus the tie margin)."""
-        if not cands:
-            return True
-        top = sorted(cands, key=lambda c: -c.score)[:2]
-        if not (printed or top[0].sig_raw >= QUOTE_SIM):
-            return False
-        return len(top) == 1 or top[0].score - top[1].score > DENSE_WEIGHT + TIE_MARGIN
 
     def _apply_feedback(self, ranked: list[Candidate], qevents: list[QueryEvent]) -> None:
         """An entry people marked wrong for this very error is not proposed for it again."""
@@ -321,118 +346,94 @@ class Matcher:
                 if c.doc_id == doc_id:
                     c.vetoed = f"marked wrong for this error by {who}"
 
-    def _decide(self, report: Report, qevents: list[QueryEvent], cands: list[Candidate], rest: "_Rest") -> tuple[str, float, str]:
-        if not cands:
-            return "no_match", 1.0, "the knowledge base is empty"
-        printed = _printed(qevents)
-        # The primary's best raw similarity anywhere: when the primary has no counterpart in the KB, a secondary
-        # error of the report may carry the match instead.
-        primary_known = max((c.sig_raw for c in cands if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
-        for c in cands:
-            c.reason = c.vetoed or self._reject_reason(c, primary_known)
-        best = cands[0]
-        generic_ok = sorted((c for c in cands if c.generic and not c.reason), key=lambda c: -c.corroboration)
-        if best.generic and generic_ok:
-            # The error itself cannot tell these entries apart; what the rest of the report says can.
-            cands.remove(generic_ok[0])
-            cands.insert(0, generic_ok[0])
-            best = cands[0]
-        accepted = next((c for c in cands if not c.reason), None)
-        settles = accepted is not None and {k.split("=", 1)[0] for k in accepted.kin} & {
-            x.split(":", 1)[0] for x in best.conflicts}
-        if (best.reason and (not best.conflicts or settles) and accepted is not None
-                and (printed or accepted.sig_raw >= QUOTE_SIM)):
-            # The top entry was turned down for a reason that says nothing against the others (it explains a
-            # secondary line, or only shares words with the report): the best entry that explains the error stands.
-            # A top entry turned down for a conflicting fact is different: the report is that entry's kind of
-            # failure with another cause, and an entry lower down that merely lacks the fact must not take over;
-            # one that agrees with the report on that very fact (a CPU-only torch, not another CUDA build) may.
-            cands.remove(accepted)
-            cands.insert(0, accepted)
-            best = accepted
-        second = cands[1] if len(cands) > 1 else None
-        margin = best.score - (second.score if second else 0.0)
-        anchored = printed or best.sig_raw >= QUOTE_SIM
-        if anchored:
-            if best.reason:
-                conf = 0.5 + 0.4 * (1 - best.sig_raw)
-                return "no_match", round(min(0.97, conf), 3), best.reason
-            tied = [best] + [c for c in cands[1:] if not c.reason and abs(c.sig_raw - best.sig_raw) < TIE_SIG]
-            if len(tied) > 1:
-                # Several entries explain the error equally well (a shared header line such as "Error(s) in loading
-                # state_dict"). Retrieval over that same line cannot separate them; the rest of the report can.
-                rest.corroborate(tied)
-                telling = rest.telling_lines(tied)
-                tied.sort(key=lambda c: (-telling[c.doc_id], -c.corroboration))
-                lead = tied[0].corroboration - tied[1].corroboration
-                if telling[tied[0].doc_id] > telling[tied[1].doc_id]:
-                    lead = max(lead, TIE_LEAD)       # an error line only this entry lists decides
-                if lead < TIE_LEAD:
-                    for c in tied:
-                        c.reason = "another entry matches the report's error equally well; the report lacks the detail that tells them apart"
-                    names = ", ".join(c.doc_id for c in tied[:3])
-                    return "no_match", 0.55, f"the report's error fits {names} equally; it lacks the detail that tells them apart"
-                cands.remove(tied[0])
-                cands.insert(0, tied[0])
-                best = cands[0]
-                margin = lead
-            # When the dense signal was not needed (a decisive lead), agreement is taken as middling, not perfect.
-            agreement = dense_norm(best.dense) if "dense" in best.measured else 0.5
-            conf = _sigmoid(8 * (best.sig_raw - 0.6) + 4 * margin + 1.5 * agreement)
-            if best.generic:
-                # The error alone did not decide; the rest of the report did, and only as far as it points here.
-                conf = min(conf, 0.5 + 0.4 * best.corroboration)
-            return "match", round(conf, 3), f"the report's error matches {best.doc_id}"
-        # No printed error line: retrieval alone must be decisive, and both retrievers must agree.
-        by_dense = max(cands, key=lambda c: c.dense)
-        by_bm25 = max(cands, key=lambda c: c.bm25)
-        dense_second = sorted((c.dense for c in cands), reverse=True)[1] if len(cands) > 1 else 0.0
-        if (by_dense.doc_id == by_bm25.doc_id == best.doc_id and best.dense >= 0.86
-                and best.dense - dense_second >= 0.02 and best.signature >= 0.3):
-            best.reason = ""
-            conf = _sigmoid(20 * (best.dense - 0.86) + 4 * margin)
-            return "match", round(min(conf, 0.75), 3), "no error line in the report; its description matches"
-        described, lead = self._described(qevents, cands)
-        if described is not None:
-            cands.remove(described)
-            cands.insert(0, described)
-            described.reason = ""
-            said = " / ".join(qe.text[:160] for qe in qevents[:2])
-            described.notes = [f"no error line; the report says: {said}",
-                               f"leads the next entry by {lead:.2f} on BM25 and dense retrieval together"]
-            bridge = gloss(said)
-            if bridge:
-                described.notes.append(f"across languages the report's words also read as: {bridge}")
-            conf = _sigmoid(8 * (lead - DESCRIBED_LEAD) + 2 * (_fused(described) - 0.8))
-            return ("match", round(min(conf, 0.7), 3),
-                    "no error line in the report; the failure it describes points to this entry")
-        best.reason = "no error line in the report, and its text does not single out this entry"
-        return "no_match", 0.6, "the report shows no error line, and no entry is clearly described by its text"
+    def _features(self, c: Candidate, ranked: list[Candidate], qevents: list[QueryEvent], printed: bool,
+                  primary_known: bool, rest: "_Rest") -> list[float]:
+        """The candidate's signals as the decision model's feature vector (kb.decision.FEATURES, in order)."""
+        rivals = [o for o in ranked if o is not c]
 
-    def _described(self, qevents: list[QueryEvent], cands: list[Candidate]) -> tuple[Candidate | None, float]:
-        """The entry a report without an error line describes, if one stands out, and its lead.
+        def best(key) -> float:
+            return max((key(o) for o in rivals), default=0.0)
 
-        The report must say what failed in terms the entry can be held to (`_says_what`). The entry must lead on
-        both retrievers fused (BM25 and dense, each across languages through the glossary), be first on at least
-        one of them, and contradict no fact. When the report names an error class (out of memory, a device-side
-        assert) only entries of that class compete: no other error explains it."""
+        sigs = self.profile(c.doc_id).sigs
+        tied = [o for o in rivals if not o.conflicts and o.sig_raw >= SIG_ACCEPT
+                and abs(o.sig_raw - c.sig_raw) < TIE_SIG] if c.sig_raw >= SIG_ACCEPT else []
+        counts = rest.telling_lines([c] + tied) if tied else {}
+        telling = counts.get(c.doc_id, 0)
+        # Entries that explain the error equally well are told apart only by the rest of the report.
+        tied_alone = (bool(tied) and telling <= max(counts[o.doc_id] for o in tied)
+                      and c.corroboration - max(o.corroboration for o in tied) < TIE_LEAD)
         named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in GENERIC_FACTS}
-        if named:
-            cands = [c for c in cands if self._of_class(c.doc_id, named)]
-        if not qevents or not cands:
-            return None, 0.0
-        ranked = sorted(cands, key=lambda c: -_fused(c))
-        top = ranked[0]
-        lead = _fused(top) - (_fused(ranked[1]) if len(ranked) > 1 else 0.0)
-        first_somewhere = top.doc_id in (max(cands, key=lambda c: c.bm25).doc_id,
-                                         max(cands, key=lambda c: c.dense).doc_id)
-        sigs = self.profile(top.doc_id).sigs
-        conflicts = [x for qe in qevents for x in _entry_conflicts(qe.sig, sigs)]
-        if lead < DESCRIBED_LEAD or conflicts or top.vetoed or not first_somewhere or not _says_what(qevents, sigs):
-            # A look-alike that contradicts what the report says (an OOM in evaluation, not in backward) blocks.
-            top.conflicts = top.conflicts or conflicts
-            return None, 0.0
-        return top, lead
+        says = _says_what(qevents, sigs)
+        needs_rest = float(c.generic)
+        alone = c.corroboration < CORROBORATE
+        unprinted = 0.0 if printed else 1.0
+        role = c.sig_role
+        f = {
+            "sig": c.sig_raw, "sig_weighted": c.signature,
+            "sig_accept": float(c.sig_raw >= SIG_ACCEPT), "sig_quote": float(c.sig_raw >= QUOTE_SIM),
+            "sig_margin": c.sig_raw - best(lambda o: o.sig_raw),
+            "role_primary": float(role == "primary" and not c.sig_inferred),
+            "role_side": float(role in ("cause", "secondary") and not c.sig_inferred),
+            "role_wrapper": float(role in ("wrapper", "cleanup") and not c.sig_inferred),
+            "role_inferred": float(c.sig_inferred),
+            "secondary_only": float(role == "secondary" and primary_known),
+            "printed": float(printed),
+            "symptom": float(c.symptom), "diverges": float(bool(c.diverges[0])), "kin": float(bool(c.kin)),
+            "needs_rest": needs_rest, "corroboration": c.corroboration,
+            "needs_rest_x_corr": needs_rest * c.corroboration,
+            "alone_symptom": float(c.symptom and alone), "alone_diverges": float(bool(c.diverges[0]) and alone),
+            "alone_kin": float(bool(c.kin) and alone),
+            "bm25": c.bm25, "dense": dense_norm(c.dense), "fused": _fused(c),
+            "fused_margin": _fused(c) - best(_fused),
+            "bm25_first": float(c.bm25 >= best(lambda o: o.bm25) and c.bm25 > 0),
+            "dense_first": float(c.dense >= best(lambda o: o.dense) and c.dense > 0),
+            "score_margin": c.score - best(lambda o: o.score),
+            "frames": c.frames, "coverage": self.coverage(rest.functions, c.doc_id) if rest.functions else 0.0,
+            "tied": log_count(len(tied)), "telling": log_count(telling), "tied_alone": float(tied_alone),
+            "agree_specific": log_count(c.agree),
+            "says_what": float(says), "of_class": float(bool(named) and self._of_class(c.doc_id, named)),
+            "unprinted_x_fused_margin": unprinted * (_fused(c) - best(_fused)),
+            "unprinted_x_says_what": unprinted * float(says),
+            "blocked": float(any(o.conflicts and o.sig_raw > c.sig_raw and o.sig_raw >= SIG_RELATED for o in rivals)),
+            "entry_curated": float(self.profile(c.doc_id).doc.curated),
+            "curated_quote": float(self.profile(c.doc_id).doc.curated and c.sig_raw >= QUOTE_SIM
+                                   and role == "primary" and not c.sig_inferred),
+            "entry_lines": log_count(len(sigs)), "events": log_count(len(qevents)),
+            "prose": math.log1p(len(rest.prose)) / 8,
+        }
+        return [float(f[name]) for name in FEATURE_NAMES]
+
+    def _decide(self, report: Report, qevents: list[QueryEvent], ranked: list[Candidate],
+                considered: list[Candidate], printed: bool, unvetoed: list[float]) -> Decision:
+        """The most probable candidate is the answer when its probability reaches the model's threshold."""
+        threshold = self.model.threshold
+        best = max(considered, key=lambda c: c.probability)
+        matched = best.probability >= threshold
+        order = shown_order([c.probability for c in considered], unvetoed, matched)
+        ids = {c.doc_id for c in considered}
+        ranked[:] = [considered[i] for i in order] + [c for c in ranked if c.doc_id not in ids]
+        for c in considered:
+            if c.probability >= threshold and c is best:
+                c.reason = ""
+            elif not c.reason:
+                c.reason = (f"not likely enough to be the cause (probability {c.probability:.2f}; an answer needs "
+                            f"{threshold:.2f})")
+        if matched:
+            if printed or best.sig_raw >= QUOTE_SIM:
+                why = f"the report's error matches {best.doc_id}"
+            else:
+                why = "no error line in the report; the failure it describes points to this entry"
+                said = " / ".join(qe.text[:160] for qe in qevents[:2])
+                best.notes = [f"no error line; the report says: {said}"] if said else []
+                bridge = gloss(said) if said else ""
+                if bridge:
+                    best.notes.append(f"across languages the report's words also read as: {bridge}")
+            return Decision("match", round(best.probability, 3), ranked, why, report, qevents)
+        if printed or ranked[0].sig_raw >= QUOTE_SIM:
+            why = ranked[0].reason
+        else:
+            why = "the report shows no error line, and no entry is clearly described by its text"
+        return Decision("no_match", round(1 - best.probability, 3), ranked, why, report, qevents)
 
     def _of_class(self, doc_id: str, named: set[tuple[str, str]]) -> bool:
         """True when some line of the entry carries every error-class fact the report names (e.g. oom.kind)."""
@@ -487,17 +488,13 @@ def _fused(c: Candidate) -> float:
     return 0.5 * c.bm25 + 0.5 * dense_norm(c.dense)
 
 
-def _sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-x))
-
-
-def _retrieval_text(report: Report, text: str) -> str:
+def _retrieval_text(report: Report, prose: str, text: str) -> str:
     """What the retrievers see: the error messages first (deduplicated), then what the reporter's words name."""
     parts = []
     for ev in report.events:
         if ev.message and ev.message not in parts:
             parts.append(ev.message[:600])
-    parts.append(substance(report.prose[:1500]))
+    parts.append(prose[:1500])
     joined = "\n".join(p for p in parts if p.strip())
     return joined if joined.strip() else text[:2000]
 

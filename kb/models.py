@@ -54,6 +54,7 @@ class Document(BaseModel):
     sections: list[Section] = Field(default_factory=list)
     body: str = ""                   # the cleaned text, noise removed
     # Fields only entries with front matter carry (kb/data/entries format).
+    curated: bool = False            # signatures, cause and fixes written as fields, not extracted from prose
     affected: str | None = None
     fixed_in: str | None = None
     repro: str | None = None

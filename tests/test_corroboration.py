@@ -75,13 +75,13 @@ def test_a_bare_device_mismatch_is_not_enough(corpus_diagnoser):
 
 def test_the_same_missing_package_alone_is_not_enough(corpus_diagnoser):
     diagnoser = corpus_diagnoser(KIN)
-    diag = diagnoser.diagnose(SENTENCEPIECE)
-    assert diag.verdict == "no_match", diag.reason
-    spm = next(m for m in diag.related if m.source == "sentencepiece_not_installed_en.md")
+    decision = diagnoser.matcher.match(SENTENCEPIECE)
+    assert decision.verdict == "no_match", decision.reason
+    spm = next(c for c in decision.ranked if c.doc_id.startswith("sentencepiece_not_installed"))
     assert "import.module=sentencepiece" in spm.reason
     # The other missing package is no answer either way.
-    proto = next(m for m in diag.related if m.source == "protobuf_missing_for_converter_zh.md")
-    assert "protobuf" in proto.reason
+    proto = next(c for c in decision.ranked if c.doc_id.startswith("protobuf_missing"))
+    assert proto.probability < spm.probability
 
 
 def test_an_entry_that_agrees_on_the_fact_the_top_one_conflicts_on_takes_over(corpus_diagnoser):

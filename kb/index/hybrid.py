@@ -23,6 +23,14 @@ def dense_norm(cos: float) -> float:
     return min(1.0, max(0.0, (cos - DENSE_FLOOR) / (DENSE_CEIL - DENSE_FLOOR)))
 
 
+def encoder_text(text: str) -> str:
+    """What the query encoder reads of a text: at most its first 4000 characters, after the other language's names
+    for the concepts it mentions (kb.index.glossary)."""
+    text = text[:4000]
+    prefix = gloss(text)
+    return f"{prefix}\n{text}" if prefix else text
+
+
 @dataclass
 class SearchResult:
     doc_id: str
@@ -71,9 +79,7 @@ class KnowledgeBase:
     def dense_search(self, text: str, k: int) -> list[tuple[int, float]]:
         """Nearest chunks to a query text (at most its first 4000 characters). The other language's names for the
         concepts it mentions go in front (kb.index.glossary): the encoder alone bridges languages only loosely."""
-        text = text[:4000]
-        prefix = gloss(text)
-        return self.dense.search(self.embed_query(f"{prefix}\n{text}" if prefix else text), k)
+        return self.dense.search(self.embed_query(encoder_text(text)), k)
 
     def doc_scores(self, text: str, depth: int = 256) -> tuple[dict[str, tuple[int, float]], dict[str, tuple[int, float]]]:
         """Per document, its best chunk (row, score) among the top `depth` chunks of BM25 and of dense retrieval."""

@@ -248,6 +248,10 @@ def _hint(what: str, facts: dict[str, str]) -> str | None:
     return f"{what} {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None
 
 
+_CUR_HALF = re.compile(r"the shape in current model is torch\.Size\(\[(?P<dims>[\d, ]{0,80})\]\)")
+_CK_HALF = re.compile(r"copying a param with shape torch\.Size\(\[(?P<dims>[\d, ]{0,80})\]\) from checkpoint")
+
+
 def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
     if "Error(s) in loading state_dict" in msg and "Unexpected key(s)" in msg:
@@ -277,6 +281,14 @@ def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | Non
                     f["mismatch.zero_side"] = f.get("mismatch.zero_side", "none")
                 _merge(facts, f)
                 found = 1
+    if not found:
+        # Half of a mismatch line, as quoted in prose: the side it names is the side of the empty shape.
+        for side, rx in (("current_model", _CUR_HALF), ("checkpoint", _CK_HALF)):
+            m = rx.search(msg)
+            if m and (dims := _dims(m.group("dims"))) is not None and _numel(dims) == 0:
+                facts["mismatch.zero_side"] = side
+                found = 1
+                break
     if not found:
         return facts, (f"state_dict key lists: {facts['state_dict.keys']}" if facts else None)
     hint = (f"read {found} shape mismatch(es): role {facts.get('mismatch.param_role', '?')}, relation "

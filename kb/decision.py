@@ -1,0 +1,339 @@
+"""The learned decision: the probability that a candidate entry is the report's root cause.
+
+The matcher measures signals per candidate (signature similarity, fact agreements, BM25, dense, frames,
+corroboration by the prose, margins to the runner-up, what the report shows); `features` turns them into one vector
+per candidate, and a logistic regression trained on labelled sets (`triage train-decision`) turns that vector into a
+probability. The rules that used to decide (a symptom with many causes needs corroboration, a secondary line does not
+carry a match, ...) are features here, not vetoes; only a hard fact conflict and a feedback veto rule a candidate out.
+
+The weights are data (`kb/data/decision/weights.json`) stamped with `FEATURE_VERSION`: a matcher whose features
+differ refuses them rather than reading one signal with another's weight.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from kb.errors import KBError
+
+# Name and meaning of every feature, in vector order. Changing the list (or what a feature means: bump the suffix)
+# changes FEATURE_VERSION, and weights trained on another version are refused.
+FEATURES: Final[list[tuple[str, str]]] = [
+    ("sig", "best similarity of a report event with an entry line (0..1)"),
+    ("sig_weighted", "the same, weighted by the event's role (primary error most, wrappers least)"),
+    ("sig_accept", "1 when that similarity reaches the line-explains-the-error bar"),
+    ("sig_quote", "1 when it is close enough to be a verbatim quote of the entry's line"),
+    ("sig_margin", "similarity minus the best other candidate's"),
+    ("role_primary", "the best pair is the report's primary printed error"),
+    ("role_side", "the best pair is a cause or secondary line"),
+    ("role_wrapper", "the best pair is a wrapper or cleanup line"),
+    ("role_inferred", "the best pair is an event inferred from frames or prose (no printed line)"),
+    ("secondary_only", "matches a secondary line while the primary error has a counterpart elsewhere"),
+    ("printed", "the report prints an error line"),
+    ("symptom", "the report's error is a symptom with many known causes"),
+    ("diverges", "the report's message parts ways with the entry's (other names or words)"),
+    ("kin", "another message that agrees with the entry on a hard fact"),
+    ("needs_rest", "one of the three above: the error alone does not pick the entry"),
+    ("corroboration", "how strongly the report's prose and frames point to the entry (0..1)"),
+    ("needs_rest_x_corr", "needs_rest times corroboration"),
+    ("alone_symptom", "a symptom with many causes, and the rest of the report does not point here (corroboration < 0.6)"),
+    ("alone_diverges", "another name or other words in the entry's message, and nothing else points here"),
+    ("alone_kin", "another message agreeing on a hard fact, and nothing else points here"),
+    ("bm25", "BM25 of the entry's best chunk, relative to the best entry"),
+    ("dense", "dense cosine of the entry's best chunk, mapped onto 0..1"),
+    ("fused", "mean of bm25 and dense"),
+    ("fused_margin", "fused minus the best other candidate's"),
+    ("bm25_first", "first on BM25"),
+    ("dense_first", "first on dense"),
+    ("score_margin", "the fused score of all signals minus the best other candidate's"),
+    ("frames", "share of the report's library frames the entry's tracebacks show"),
+    ("coverage", "IDF share of the traceback's library functions the entry talks about"),
+    ("tied", "other candidates explain the error equally well (log count)"),
+    ("telling", "report lines only this one of the tied candidates lists (log count)"),
+    ("tied_alone", "tied, and neither the report's other lines nor its prose favour this one (by 0.1 corroboration)"),
+    ("agree_specific", "specific facts the report's error and the entry's line agree on (log count)"),
+    ("says_what", "the report says what failed in terms this entry can be held to"),
+    ("of_class", "the entry is of the error class the report names (out of memory, a device assert)"),
+    ("unprinted_x_fused_margin", "no printed error line, times fused_margin"),
+    ("unprinted_x_says_what", "no printed error line, times says_what"),
+    ("blocked", "a look-alike that conflicts on a hard fact explains the error better"),
+    ("entry_curated", "the entry's error lines are curated front-matter signatures, not extracted from prose"),
+    ("curated_quote", "the report's primary error quotes one of a curated entry's signatures (similarity >= 0.85)"),
+    ("entry_lines", "how many error lines the entry has (log count)"),
+    ("events", "how many error events the report has (log count)"),
+    ("prose", "how much the reporter wrote (log characters)"),
+]
+FEATURE_NAMES: Final[list[str]] = [name for name, _ in FEATURES]
+FEATURE_VERSION: Final[str] = "feat:" + hashlib.sha256(
+    ("v1|" + "|".join(FEATURE_NAMES)).encode()).hexdigest()[:12]
+
+WEIGHTS_PATH: Final = Path(__file__).resolve().parent / "data" / "decision" / "weights.json"
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-max(-40.0, min(40.0, z))))
+
+
+def _logit(p: float) -> float:
+    p = min(1 - 1e-6, max(1e-6, p))
+    return math.log(p / (1 - p))
+
+
+def exclusive(scores: list[float]) -> list[float]:
+    """Independent per-candidate probabilities made exclusive, with "none of them" as one more outcome: each
+    candidate's odds over one plus the sum of all odds (one strong candidate keeps its probability)."""
+    odds = [p / (1 - p) if p < 1 else 1e6 for p in scores]
+    total = 1 + sum(odds)
+    return [o / total for o in odds]
+
+
+def log_count(n: float) -> float:
+    return math.log1p(max(0.0, n)) / math.log(8)
+
+
+@dataclass(frozen=True)
+class DecisionModel:
+    """A logistic regression over standardised features, with the match threshold chosen at training."""
+
+    feature_version: str
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+    meta: dict
+    calibration: tuple[float, float] = (1.0, 0.0)    # Platt scaling of the top candidate's score: (slope, offset)
+    caps: tuple[tuple[str, float], ...] = ()          # (rule feature, how often a candidate it fires on was right)
+
+    def score(self, x: list[float]) -> float:
+        """The candidate model's probability that this candidate is the root cause (ranks candidates). A rule
+        that fires on the candidate bounds it by the rule's record in training: a linear model would otherwise let
+        strong retrieval over the very same words outweigh "another name in the same words"."""
+        z = self.intercept + sum(c * (v - m) / s for c, v, m, s in zip(self.coef, x, self.mean, self.scale))
+        p = _sigmoid(z)
+        for name, cap in self.caps:
+            if x[FEATURE_NAMES.index(name)] > 0:
+                p = min(p, cap)
+        return p
+
+    def confidence(self, score: float) -> float:
+        """The probability that the top candidate, with this score, is right: the score recalibrated on answers to
+        sets the candidate model was not trained on (the best of several candidates is flattered by its score)."""
+        a, b = self.calibration
+        return _sigmoid(a * _logit(score) + b)
+
+    def probabilities(self, xs: list[list[float]], ruled_out: list[bool]) -> list[float]:
+        """For each candidate of one report, the calibrated probability that it is the root cause (0 when a hard
+        rule ruled it out). At most one candidate is the cause, so their scores are shared out (`exclusive`): two
+        entries that explain the report equally well are each less likely than either would be alone."""
+        raw = [0.0 if r else self.score(x) for x, r in zip(xs, ruled_out)]
+        return [self.confidence(p) if p > 0 else 0.0 for p in exclusive(raw)]
+
+    def to_json(self) -> dict:
+        return {"feature_version": self.feature_version, "features": FEATURE_NAMES, "mean": list(self.mean),
+                "scale": list(self.scale), "coef": list(self.coef), "intercept": self.intercept,
+                "calibration": list(self.calibration), "caps": dict(self.caps), "threshold": self.threshold,
+                "meta": self.meta}
+
+    @classmethod
+    def from_json(cls, data: dict, origin: str = "decision weights") -> "DecisionModel":
+        version = data.get("feature_version")
+        if version != FEATURE_VERSION:
+            raise KBError(f"{origin} were trained for feature set {version}, but this matcher computes "
+                          f"{FEATURE_VERSION}: retrain them with `triage train-decision SETDIR...`")
+        n = len(FEATURE_NAMES)
+        try:
+            model = cls(version, tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
+                        tuple(map(float, data["coef"])), float(data["intercept"]), float(data["threshold"]),
+                        dict(data.get("meta") or {}), tuple(map(float, data["calibration"])),
+                        tuple((str(k), float(v)) for k, v in dict(data.get("caps") or {}).items()))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise KBError(f"{origin} are not readable ({exc})") from None
+        if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
+            raise KBError(f"{origin} have the wrong number of weights for {n} features")
+        if any(name not in FEATURE_NAMES for name, _ in model.caps):
+            raise KBError(f"{origin} bound a rule this matcher does not compute")
+        return model
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+
+def load_model(path: Path | None = None) -> DecisionModel:
+    path = path or WEIGHTS_PATH
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KBError(f"no decision weights at {path}: train them with `triage train-decision SETDIR...`") from None
+    except ValueError as exc:
+        raise KBError(f"decision weights at {path} are not JSON ({exc})") from None
+    return DecisionModel.from_json(data, origin=f"the decision weights at {path}")
+
+
+def neutral_model() -> DecisionModel:
+    """All weights zero (every candidate at 0.5, nothing accepted): what features are measured with before training."""
+    n = len(FEATURE_NAMES)
+    return DecisionModel(FEATURE_VERSION, (0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, 1.01, {"neutral": True}, (1.0, 0.0))
+
+
+# -- training ---------------------------------------------------------------------------------------------------
+MAX_WRONG_ON_POSITIVES: Final = 0.02   # the match threshold keeps wrong answers on positives at or under this share
+
+
+@dataclass
+class QueryRows:
+    """One labelled query as the matcher saw it: per considered candidate its source, features and whether a hard
+    rule (fact conflict, feedback) ruled it out."""
+
+    query: str
+    kind: str
+    expected: str | None
+    candidates: list[tuple[str, list[float], bool]]
+
+
+def shown_order(probs: list[float], unvetoed: list[float], matched: bool) -> list[int]:
+    """The order an answer shows candidates in: the answer first when there is one, then the others by how likely
+    the model finds them before hard rules rule any out (a look-alike ruled out by a fact is shown where it would
+    stand, with what tells it apart)."""
+    order = sorted(range(len(probs)), key=lambda i: -unvetoed[i])
+    if matched and probs:
+        best = max(range(len(probs)), key=lambda i: probs[i])
+        order.remove(best)
+        order.insert(0, best)
+    return order
+
+
+def pick(rows: QueryRows, probs: list[float]) -> tuple[str | None, float]:
+    """The candidate the decision would put first, and its probability (ruled-out candidates have 0)."""
+    best, best_p = None, 0.0
+    for (source, _, ruled_out), p in zip(rows.candidates, probs):
+        p = 0.0 if ruled_out else p
+        if best is None or p > best_p:
+            best, best_p = source, p
+    return best, best_p
+
+
+def outcome(rows: QueryRows, probs: list[float], threshold: float) -> tuple[bool, bool, float]:
+    """(matched, right, confidence) of the decision on one query."""
+    best, p = pick(rows, probs)
+    matched = best is not None and p >= threshold
+    right = (matched and best == rows.expected) or (not matched and rows.expected is None)
+    return matched, right, (p if matched else 1 - p)
+
+
+THRESHOLDS: Final = tuple(x / 20 for x in range(6, 19))    # 0.30, 0.35, ... 0.90: a coarse grid, stable on few sets
+
+
+def choose_threshold(queries: list[QueryRows], probs: list[list[float]]) -> float:
+    """The threshold with the best accuracy among those that keep wrong answers on positives at or under
+    MAX_WRONG_ON_POSITIVES; when none does, the one with the fewest wrong answers (then the best accuracy)."""
+    tops = [pick(q, p) for q, p in zip(queries, probs)]
+    positives = max(1, sum(q.expected is not None for q in queries))
+    scored = []
+    for t in THRESHOLDS:
+        right = wrong = 0
+        for q, (src, p) in zip(queries, tops):
+            matched = src is not None and p >= t
+            right += (matched and src == q.expected) or (not matched and q.expected is None)
+            wrong += matched and q.expected is not None and src != q.expected
+        scored.append((wrong / positives <= MAX_WRONG_ON_POSITIVES, -wrong, right, -t, t))
+    within = [s for s in scored if s[0]]
+    if within:
+        return max(within, key=lambda s: (s[2], s[3]))[-1]
+    return max(scored, key=lambda s: (s[1], s[2], s[3]))[-1]
+
+
+REGULARISATION: Final = 0.5            # inverse L2 strength of the logistic regression
+SEED: Final = 0
+
+
+def _fit_lr(queries: list[QueryRows]):
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = [], []
+    for q in queries:
+        for source, x, ruled_out in q.candidates:
+            if not ruled_out:
+                X.append(x)
+                y.append(int(source == q.expected))
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    if len(set(y)) < 2:
+        raise KBError("the training sets need both right and wrong candidates to learn from")
+    lr = LogisticRegression(C=REGULARISATION, max_iter=5000, random_state=SEED)
+    lr.fit((X - mean) / scale, y)
+    return mean, scale, lr.coef_[0], float(lr.intercept_[0]), _caps(queries)
+
+
+# Rules whose record in training bounds the probability of a candidate they fire on (see DecisionModel.score).
+CAPPED_RULES: Final = ("alone_symptom", "alone_diverges", "alone_kin", "secondary_only", "role_wrapper", "tied_alone")
+
+
+def _caps(queries: list[QueryRows]) -> tuple[tuple[str, float], ...]:
+    """Per rule, the share of candidates it fired on that were the expected entry (Laplace-smoothed)."""
+    out = []
+    for name in CAPPED_RULES:
+        i = FEATURE_NAMES.index(name)
+        fired = [src == q.expected for q in queries for src, x, r in q.candidates if not r and x[i] > 0]
+        out.append((name, round((sum(fired) + 1) / (len(fired) + 2), 4)))
+    return tuple(out)
+
+
+def _scores(model_parts, queries: list[QueryRows]) -> list[list[float]]:
+    """Per query, its candidates' exclusive scores under an uncalibrated model."""
+    mean, scale, coef, intercept, caps = model_parts
+    m = DecisionModel(FEATURE_VERSION, tuple(mean), tuple(scale), tuple(coef), intercept, 1.01, {}, caps=caps)
+    return [exclusive([0.0 if r else m.score(x) for _, x, r in q.candidates]) for q in queries]
+
+
+def _calibrate(queries: list[QueryRows], scores: list[list[float]]) -> tuple[float, float]:
+    """Platt scaling of the top candidate's score against whether it is the expected entry."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    xs, ys = [], []
+    for q, sc in zip(queries, scores):
+        src, p = pick(q, sc)
+        if src is not None:
+            xs.append([_logit(p)])
+            ys.append(int(src == q.expected))
+    if len(set(ys)) < 2:
+        return 1.0, 0.0
+    lr = LogisticRegression(C=10.0, max_iter=1000, random_state=SEED).fit(np.asarray(xs), np.asarray(ys))
+    return float(lr.coef_[0][0]), float(lr.intercept_[0])
+
+
+def fit(sets: dict[str, list[QueryRows]], meta: dict | None = None) -> DecisionModel:
+    """Train on every query of `sets`. The calibration of the answer's confidence and the threshold are chosen on
+    leave-one-set-out answers within them, so they reflect how the model does on a set it was not trained on."""
+    names = sorted(sets)
+    everything = [q for n in names for q in sets[n]]
+    parts = _fit_lr(everything)
+    if len(names) > 1:
+        oof_q, oof_s = [], []
+        for held in names:
+            inner = _fit_lr([q for n in names if n != held for q in sets[n]])
+            oof_q += sets[held]
+            oof_s += _scores(inner, sets[held])
+    else:
+        oof_q, oof_s = everything, _scores(parts, everything)
+    calibration = _calibrate(oof_q, oof_s)
+    a, b = calibration
+    oof_p = [[_sigmoid(a * _logit(x) + b) if x > 0 else 0.0 for x in sc] for sc in oof_s]
+    threshold = choose_threshold(oof_q, oof_p)
+    mean, scale, coef, intercept, caps = parts
+    info = {"sets": names, "queries": len(everything), "seed": SEED, "C": REGULARISATION,
+            "max_wrong_on_positives": MAX_WRONG_ON_POSITIVES, **(meta or {})}
+    return DecisionModel(FEATURE_VERSION, tuple(map(float, mean)), tuple(map(float, scale)),
+                         tuple(map(float, coef)), intercept, float(threshold), info, calibration, caps)

@@ -1,0 +1,130 @@
+"""The learned decision (kb.decision): weights as versioned data, reproducible training, the threshold's bound on
+wrong answers, calibration; and `triage eval --cv` / `triage train-decision` on real sets."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kb.decision import (FEATURE_NAMES, FEATURE_VERSION, MAX_WRONG_ON_POSITIVES, QueryRows, choose_threshold, fit,
+                         load_model, outcome)
+from kb.errors import KBError
+
+DATA = Path(__file__).resolve().parent / "data"
+N = len(FEATURE_NAMES)
+SIG = FEATURE_NAMES.index("sig")
+FUSED = FEATURE_NAMES.index("fused")
+
+
+def _vec(sig: float, fused: float) -> list[float]:
+    x = [0.0] * N
+    x[SIG], x[FUSED] = sig, fused
+    return x
+
+
+def _synthetic(seed: int, n: int = 40) -> list[QueryRows]:
+    """Positives whose right entry has the higher signature, nulls whose best candidate is weaker."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        if i % 3:
+            right = ("a.md", _vec(0.75 + 0.25 * rnd.random(), 0.5 + 0.5 * rnd.random()), False)
+            other = ("b.md", _vec(0.5 * rnd.random(), 0.5 * rnd.random()), False)
+            out.append(QueryRows(f"q{i}", "positive", "a.md", [right, other]))
+        else:
+            weak = ("a.md", _vec(0.6 * rnd.random(), 0.6 * rnd.random()), False)
+            out.append(QueryRows(f"q{i}", "negative", None, [weak]))
+    return out
+
+
+def _probs(model, q: QueryRows) -> list[float]:
+    return model.probabilities([x for _, x, _ in q.candidates], [r for _, _, r in q.candidates])
+
+
+def test_two_candidates_equally_likely_share_their_probability():
+    model = fit({"s1": _synthetic(1), "s2": _synthetic(2)})
+    alone = _probs(model, QueryRows("q", "positive", "a.md", [("a.md", _vec(1.0, 1.0), False)]))[0]
+    tied = _probs(model, QueryRows("q", "positive", "a.md", [("a.md", _vec(1.0, 1.0), False),
+                                                            ("b.md", _vec(1.0, 1.0), False)]))
+    assert tied[0] == tied[1] < alone
+
+
+def test_training_is_reproducible_and_separates_the_synthetic_sets():
+    sets = {"s1": _synthetic(1), "s2": _synthetic(2), "s3": _synthetic(3)}
+    a, b = fit(sets), fit(sets)
+    assert a.to_json() == b.to_json()
+    held = _synthetic(4)
+    right = sum(outcome(q, _probs(a, q), a.threshold)[1] for q in held)
+    assert right / len(held) >= 0.9
+
+
+def test_a_ruled_out_candidate_is_never_the_answer():
+    model = fit({"s1": _synthetic(1), "s2": _synthetic(2)})
+    q = QueryRows("q", "positive", "b.md", [("a.md", _vec(1.0, 1.0), True), ("b.md", _vec(0.2, 0.2), False)])
+    matched, _, _ = outcome(q, _probs(model, q), model.threshold)
+    assert not matched                   # the hard conflict removed a.md; b.md alone is too weak
+
+
+def test_the_threshold_keeps_wrong_answers_on_positives_within_the_bound():
+    # Ten positives answered at descending probabilities; the two most probable answers are wrong entries, so
+    # accuracy alone would answer them all, and only a threshold above both keeps within the bound.
+    qs = [QueryRows(f"q{i}", "positive", "a.md", [("b.md" if i < 2 else "a.md", [0.0] * N, False)]) for i in range(10)]
+    probs = [[0.88 - 0.05 * i] for i in range(10)]
+    t = choose_threshold(qs, probs)
+    wrong = sum(outcome(q, p, t)[0] and not outcome(q, p, t)[1] for q, p in zip(qs, probs))
+    assert wrong / 10 <= MAX_WRONG_ON_POSITIVES and t > 0.83
+
+
+def test_weights_of_another_feature_version_are_refused(tmp_path):
+    model = fit({"s1": _synthetic(1), "s2": _synthetic(2)})
+    data = model.to_json()
+    data["feature_version"] = "feat:000000000000"
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(KBError, match="train-decision"):
+        load_model(path)
+    data["feature_version"] = FEATURE_VERSION
+    data["coef"] = data["coef"][:-1]
+    path.write_text(json.dumps(data))
+    with pytest.raises(KBError, match="wrong number"):
+        load_model(path)
+
+
+def test_the_shipped_weights_load_and_name_their_training_sets():
+    model = load_model()
+    assert model.feature_version == FEATURE_VERSION
+    assert len(model.meta["sets"]) >= 10 and model.meta["queries"] >= 400
+    assert 0.0 < model.threshold < 1.0
+
+
+@pytest.mark.slow
+def test_eval_cv_and_train_decision_on_real_sets(tmp_path):
+    from bot.cli import main
+
+    sets = [str(DATA / "eval_holdout5"), str(DATA / "eval_holdout4")]
+    out = tmp_path / "cv.json"
+    result = CliRunner().invoke(main, ["eval", "--cv", *sets, "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    got = json.loads(out.read_text())
+    keys = {"n", "accuracy", "top1", "wrong_on_positives", "abstention", "helpful_at_3"}
+    assert keys <= set(got["pooled"]) and set(got["sets"]) == {"eval_holdout5", "eval_holdout4"}
+    assert all(keys <= set(v) for v in got["sets"].values())
+    assert got["pooled"]["n"] == 42 and sum(b["n"] for b in got["calibration"]) == 42
+    assert all({"lo", "hi", "n", "right"} <= set(b) for b in got["calibration"])
+    assert "pooled" in result.output and "calibration" in result.output
+
+    weights = tmp_path / "w.json"
+    result = CliRunner().invoke(main, ["train-decision", *sets, "--out", str(weights)])
+    assert result.exit_code == 0, result.output
+    model = load_model(weights)
+    assert model.meta["sets"] == ["eval_holdout4", "eval_holdout5"] and model.meta["queries"] == 42
+
+
+def test_eval_cv_needs_two_sets():
+    from bot.cli import main
+
+    result = CliRunner().invoke(main, ["eval", "--cv", str(DATA / "eval_holdout5")])
+    assert result.exit_code == 2 and "at least two sets" in result.output
