@@ -1,4 +1,5 @@
-"""Quality: `triage eval` on a labelled set, the matcher beside the BM25-only and dense-only baselines."""
+"""Quality: `triage eval` on the dev set beside the BM25-only and dense-only baselines, and `triage eval --cv` over
+every labelled set (each answered by a decision trained on the others)."""
 from __future__ import annotations
 
 import json
@@ -29,3 +30,19 @@ def run_quality(setdir: Path, work: Path, env: dict, timeout_s: float = 1200) ->
         kinds[q["kind"]] = kinds.get(q["kind"], 0) + 1
     return {"set": str(setdir), "queries": len(data["queries"]), "kinds": kinds, "figures": figures,
             "seconds": seconds}
+
+
+def run_cv(setdirs: list[Path], work: Path, env: dict, timeout_s: float = 1800) -> dict:
+    """`triage eval --cv SETDIR... --json FILE` in a fresh process, as a user would run it."""
+    setdirs = [d for d in setdirs if (d / "labels.jsonl").is_file()]
+    if len(setdirs) < 2:
+        return {"skipped": "fewer than two labelled sets"}
+    out = work / "cv.json"
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "eval", "--cv", *map(str, setdirs), "--json", str(out)],
+                          env=env, capture_output=True, text=True, timeout=timeout_s)
+    seconds = round(time.perf_counter() - started, 1)
+    if proc.returncode != 0 or not out.is_file():
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"error": f"triage eval --cv exited {proc.returncode}: {tail}", "seconds": seconds}
+    return {**json.loads(out.read_text(encoding="utf-8")), "seconds": seconds}

@@ -103,9 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         results["quality"] = {"skipped": "skipped with --quick (tests/test_eval.py covers `triage eval`)"}
     else:
-        from bench.quality import run_quality
+        from bench.quality import run_cv, run_quality
 
-        section("quality", lambda: run_quality(args.evalset, work, env))
+        def quality() -> dict:
+            sets = [args.evalset, *sorted((ROOT / "tests" / "data").glob("eval_*"))]
+            return {**run_quality(args.evalset, work, env), "cv": run_cv(sets, work, env)}
+
+        section("quality", quality)
 
     def ingest_section() -> dict:
         real = ingest_rate.run_real(work, settings, p["embed_budget_s"], p["min_real_chunks"], p["real_docs"],
