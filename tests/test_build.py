@@ -66,6 +66,19 @@ def test_changed_file_reembeds_only_its_new_chunks_and_prune_drops_deleted(corpu
     assert pruned.removed == ["zero3_load.md"] and pruned.documents == 2
 
 
+def test_new_extraction_code_re_extracts_every_document_without_re_embedding(corpus, tmp_path, settings, monkeypatch):
+    import ingest.build as build
+
+    kb_dir = tmp_path / "kb"
+    first = ingest([corpus], kb_dir, settings)
+    assert store.open_store(kb_dir).manifest["extractor"] == build.EXTRACTOR_VERSION
+    monkeypatch.setattr(build, "EXTRACTOR_VERSION", "extract:other")
+    again = ingest([corpus], kb_dir, settings)
+    assert sorted(again.updated) == sorted(first.added) and not again.unchanged
+    assert again.embedded == 0                       # the same chunk texts keep their vectors
+    assert store.open_store(kb_dir).manifest["extractor"] == "extract:other"
+
+
 def test_sources_are_relative_to_the_folder_given(corpus, tmp_path, settings):
     kb_dir = tmp_path / "kb"
     ingest([corpus / "nccl_shm.md"], kb_dir, settings)
