@@ -61,6 +61,7 @@ CORROBORATE = 0.6        # how strongly the rest of a report must point to an en
 TIE_SIG = 0.03           # entries this close on the report's error explain it equally well...
 TIE_LEAD = 0.1           # ...unless the rest of the report favours one by this much
 QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
+_TIED_ALONE = FEATURE_NAMES.index("tied_alone")
 CONSIDER_TOP = 6         # candidates the decision weighs: the best by fused score...
 CONSIDER_EACH = 2        # ...and the best few by signature and by retrieval alone
 
@@ -415,6 +416,9 @@ class Matcher:
         for c in considered:
             if c.probability >= threshold and c is best:
                 c.reason = ""
+            elif not c.reason and c.features[_TIED_ALONE]:
+                c.reason = ("another entry explains the report's error equally well, and nothing else in the report "
+                            f"tells them apart (probability {c.probability:.2f}; an answer needs {threshold:.2f})")
             elif not c.reason:
                 c.reason = (f"not likely enough to be the cause (probability {c.probability:.2f}; an answer needs "
                             f"{threshold:.2f})")

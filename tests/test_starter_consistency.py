@@ -55,3 +55,10 @@ def test_no_entry_matches_another_entrys_lines_over_its_own(starter_diagnoser):
                 if own is None or own.score < diag.matches[0].score:
                     wrong.append(f"{entry['id']}: {line[:80]!r} -> {diag.matches[0].entry_id}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_line_two_entries_share_is_no_answer_and_the_answer_says_why(starter_diagnoser):
+    diag = starter_diagnoser.diagnose("NotImplementedError: Cannot copy out of meta tensor; no data!")
+    assert diag.verdict == "no_match"
+    assert {r.entry_id for r in diag.related[:2]} == {"meta-tensor-copy", "meta-tensor-offload-to"}
+    assert "equally well" in diag.reason
