@@ -250,11 +250,11 @@ def choose_threshold(queries: list[QueryRows], probs: list[list[float]]) -> floa
     return max(scored, key=lambda s: (s[1], s[2], s[3]))[-1]
 
 
-REGULARISATION: Final = 0.5            # inverse L2 strength of the logistic regression
+REGULARISATIONS: Final = (0.01, 0.03, 0.1, 0.5)   # inverse L2 strengths tried; fit keeps the best on unseen sets
 SEED: Final = 0
 
 
-def _fit_lr(queries: list[QueryRows]):
+def _fit_lr(queries: list[QueryRows], C: float):
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
@@ -271,7 +271,7 @@ def _fit_lr(queries: list[QueryRows]):
     scale[scale < 1e-9] = 1.0
     if len(set(y)) < 2:
         raise KBError("the training sets need both right and wrong candidates to learn from")
-    lr = LogisticRegression(C=REGULARISATION, max_iter=5000, random_state=SEED)
+    lr = LogisticRegression(C=C, max_iter=5000, random_state=SEED)
     lr.fit((X - mean) / scale, y)
     return mean, scale, lr.coef_[0], float(lr.intercept_[0]), _caps(queries)
 
@@ -314,26 +314,43 @@ def _calibrate(queries: list[QueryRows], scores: list[list[float]]) -> tuple[flo
     return float(lr.coef_[0][0]), float(lr.intercept_[0])
 
 
+def _held_out(sets: dict[str, list[QueryRows]], C: float) -> tuple[list[QueryRows], list[list[float]]]:
+    """Each set's queries scored by a model trained on the other sets (or on itself when there is one set)."""
+    names = sorted(sets)
+    if len(names) == 1:
+        return sets[names[0]], _scores(_fit_lr(sets[names[0]], C), sets[names[0]])
+    qs, scores = [], []
+    for held in names:
+        inner = _fit_lr([q for n in names if n != held for q in sets[n]], C)
+        qs += sets[held]
+        scores += _scores(inner, sets[held])
+    return qs, scores
+
+
+def _settle(queries: list[QueryRows], scores: list[list[float]]) -> tuple[tuple[float, float], float, float]:
+    """Calibration, threshold, and the accuracy they give on these held-out answers."""
+    calibration = _calibrate(queries, scores)
+    a, b = calibration
+    probs = [[_sigmoid(a * _logit(x) + b) if x > 0 else 0.0 for x in sc] for sc in scores]
+    threshold = choose_threshold(queries, probs)
+    right = sum(outcome(q, p, threshold)[1] for q, p in zip(queries, probs))
+    return calibration, threshold, right / max(1, len(queries))
+
+
 def fit(sets: dict[str, list[QueryRows]], meta: dict | None = None) -> DecisionModel:
-    """Train on every query of `sets`. The calibration of the answer's confidence and the threshold are chosen on
-    leave-one-set-out answers within them, so they reflect how the model does on a set it was not trained on."""
+    """Train on every query of `sets`. The regularisation, the calibration of the answer's confidence and the
+    threshold are chosen on leave-one-set-out answers within them, so they reflect how the model does on a set it
+    was not trained on."""
     names = sorted(sets)
     everything = [q for n in names for q in sets[n]]
-    parts = _fit_lr(everything)
-    if len(names) > 1:
-        oof_q, oof_s = [], []
-        for held in names:
-            inner = _fit_lr([q for n in names if n != held for q in sets[n]])
-            oof_q += sets[held]
-            oof_s += _scores(inner, sets[held])
-    else:
-        oof_q, oof_s = everything, _scores(parts, everything)
-    calibration = _calibrate(oof_q, oof_s)
-    a, b = calibration
-    oof_p = [[_sigmoid(a * _logit(x) + b) if x > 0 else 0.0 for x in sc] for sc in oof_s]
-    threshold = choose_threshold(oof_q, oof_p)
-    mean, scale, coef, intercept, caps = parts
-    info = {"sets": names, "queries": len(everything), "seed": SEED, "C": REGULARISATION,
+    best = None
+    for C in REGULARISATIONS:
+        calibration, threshold, accuracy = _settle(*_held_out(sets, C))
+        if best is None or accuracy > best[0]:
+            best = (accuracy, C, calibration, threshold)
+    _, C, calibration, threshold = best
+    mean, scale, coef, intercept, caps = _fit_lr(everything, C)
+    info = {"sets": names, "queries": len(everything), "seed": SEED, "C": C,
             "max_wrong_on_positives": MAX_WRONG_ON_POSITIVES, **(meta or {})}
     return DecisionModel(FEATURE_VERSION, tuple(map(float, mean)), tuple(map(float, scale)),
                          tuple(map(float, coef)), intercept, float(threshold), info, calibration, caps)

@@ -84,15 +84,19 @@ def test_the_same_missing_package_alone_is_not_enough(corpus_diagnoser):
     assert proto.probability < spm.probability
 
 
-def test_an_entry_that_agrees_on_the_fact_the_top_one_conflicts_on_takes_over(corpus_diagnoser):
+def test_an_entry_that_agrees_on_the_fact_the_top_one_conflicts_on_is_the_likely_one(corpus_diagnoser):
     diagnoser = corpus_diagnoser(KIN)
     # The xFormers entry has the report's very warning, but for a CUDA torch of another release; the report's torch
     # is a CPU build, which is what the CPU-wheel entry is about.
     text = XFORMERS_CPU + ("\n`pip install -r requirements.txt` pulled torch from PyPI, so torch.__version__ shows the "
                            "+cpu build and torch.cuda.is_available() is False although the GPU and the driver work.")
-    diag = diagnoser.diagnose(text)
-    assert diag.verdict == "match", diag.reason
-    assert diag.matches[0].source == "cpu_wheel_installed_zh.md"
+    decision = diagnoser.matcher.match(text)
+    xformers = next(c for c in decision.ranked if c.doc_id.startswith("xformers_for_another_torch"))
+    assert xformers.probability == 0.0 and "torch.build" in xformers.reason      # ruled out by the fact
+    likely = max(decision.ranked, key=lambda c: c.probability)
+    assert likely.doc_id.startswith("cpu_wheel_installed")
+    others = [c.probability for c in decision.ranked if c is not likely]
+    assert likely.probability > 10 * max(others)
 
 
 @pytest.mark.parametrize("corpus,text,source", [
