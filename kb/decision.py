@@ -40,7 +40,8 @@ FEATURES: Final[list[tuple[str, str]]] = [
     ("needs_rest", "one of the three above: the error alone does not pick the entry"),
     ("corroboration", "how strongly the report's prose and frames point to the entry (0..1)"),
     ("needs_rest_x_corr", "needs_rest times corroboration"),
-    ("alone_symptom", "a symptom with many causes, and the rest of the report does not point here (corroboration < 0.6)"),
+    ("alone_symptom", "a symptom with many causes, and the rest of the report does not point here (corroboration "
+                      "< 0.6)"),
     ("alone_diverges", "another name or other words in the entry's message, and nothing else points here"),
     ("alone_kin", "another message agreeing on a hard fact, and nothing else points here"),
     ("bm25", "BM25 of the entry's best chunk, relative to the best entry"),
@@ -130,8 +131,18 @@ class DecisionModel:
         """For each candidate of one report, the calibrated probability that it is the root cause (0 when a hard
         rule ruled it out). At most one candidate is the cause, so their scores are shared out (`exclusive`): two
         entries that explain the report equally well are each less likely than either would be alone."""
-        raw = [0.0 if r else self.score(x) for x, r in zip(xs, ruled_out)]
-        return [self.confidence(p) if p > 0 else 0.0 for p in exclusive(raw)]
+        return self.probabilities_with_unvetoed(xs, ruled_out)[0]
+
+    def probabilities_with_unvetoed(self, xs: list[list[float]],
+                                    ruled_out: list[bool]) -> tuple[list[float], list[float]]:
+        """`probabilities`, and the same as if no hard rule had ruled any candidate out (how likely the model finds
+        a look-alike before its conflicting fact is read: the order answers show candidates in)."""
+        scores = [self.score(x) for x in xs]
+
+        def share(raw: list[float]) -> list[float]:
+            return [self.confidence(p) if p > 0 else 0.0 for p in exclusive(raw)]
+
+        return share([0.0 if r else p for p, r in zip(scores, ruled_out)]), share(scores)
 
     def to_json(self) -> dict:
         return {"feature_version": self.feature_version, "features": FEATURE_NAMES, "mean": list(self.mean),

@@ -111,7 +111,8 @@ class Candidate:
     symptom: bool = False                            # a symptom with many known causes
     sig_inferred: bool = False                       # the best pair's report event has no printed line
     agree: int = 0                                   # specific facts the best pair agrees on
-    diverges: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))  # what the report's error says in place of the entry line's
+    # what the report's error says in place of the entry line's words
+    diverges: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
     kin: list[str] = field(default_factory=list)     # hard facts a less alike entry line agrees on (same package...)
     reason: str = ""
     vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
@@ -296,13 +297,14 @@ class Matcher:
         primary_known = max((c.sig_raw for c in ranked if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
         for c in ranked:
             c.reason = c.vetoed or self._reject_reason(c, primary_known)
+        leaders = _Leaders(ranked)
         for c in considered:
-            c.features = self._features(c, ranked, qevents, printed, primary_known, rest)
+            c.features = self._features(c, ranked, leaders, qevents, printed, primary_known, rest)
         xs = [c.features for c in considered]
-        probs = self.model.probabilities(xs, [bool(c.conflicts or c.vetoed) for c in considered])
+        ruled_out = [bool(c.conflicts or c.vetoed) for c in considered]
+        probs, unvetoed = self.model.probabilities_with_unvetoed(xs, ruled_out)
         for c, p in zip(considered, probs):
             c.probability = p
-        unvetoed = self.model.probabilities(xs, [False] * len(xs))
         return self._decide(report, qevents, ranked, considered, printed, unvetoed)
 
     def _candidate(self, doc_id: str, qevents: list[QueryEvent], qframes: set[str], bm25: dict[str, float],
@@ -347,16 +349,13 @@ class Matcher:
                 if c.doc_id == doc_id:
                     c.vetoed = f"marked wrong for this error by {who}"
 
-    def _features(self, c: Candidate, ranked: list[Candidate], qevents: list[QueryEvent], printed: bool,
-                  primary_known: bool, rest: "_Rest") -> list[float]:
+    def _features(self, c: Candidate, ranked: list[Candidate], leaders: "_Leaders", qevents: list[QueryEvent],
+                  printed: bool, primary_known: bool, rest: "_Rest") -> list[float]:
         """The candidate's signals as the decision model's feature vector (kb.decision.FEATURES, in order)."""
-        rivals = [o for o in ranked if o is not c]
-
-        def best(key) -> float:
-            return max((key(o) for o in rivals), default=0.0)
-
-        sigs = self.profile(c.doc_id).sigs
-        tied = [o for o in rivals if not o.conflicts and o.sig_raw >= SIG_ACCEPT
+        best = leaders.other
+        prof = self.profile(c.doc_id)
+        sigs = prof.sigs
+        tied = [o for o in ranked if o is not c and not o.conflicts and o.sig_raw >= SIG_ACCEPT
                 and abs(o.sig_raw - c.sig_raw) < TIE_SIG] if c.sig_raw >= SIG_ACCEPT else []
         counts = rest.telling_lines([c] + tied) if tied else {}
         telling = counts.get(c.doc_id, 0)
@@ -369,10 +368,11 @@ class Matcher:
         alone = c.corroboration < CORROBORATE
         unprinted = 0.0 if printed else 1.0
         role = c.sig_role
+        fused_margin = _fused(c) - best("fused", c)
         f = {
             "sig": c.sig_raw, "sig_weighted": c.signature,
             "sig_accept": float(c.sig_raw >= SIG_ACCEPT), "sig_quote": float(c.sig_raw >= QUOTE_SIM),
-            "sig_margin": c.sig_raw - best(lambda o: o.sig_raw),
+            "sig_margin": c.sig_raw - best("sig", c),
             "role_primary": float(role == "primary" and not c.sig_inferred),
             "role_side": float(role in ("cause", "secondary") and not c.sig_inferred),
             "role_wrapper": float(role in ("wrapper", "cleanup") and not c.sig_inferred),
@@ -385,20 +385,20 @@ class Matcher:
             "alone_symptom": float(c.symptom and alone), "alone_diverges": float(bool(c.diverges[0]) and alone),
             "alone_kin": float(bool(c.kin) and alone),
             "bm25": c.bm25, "dense": dense_norm(c.dense), "fused": _fused(c),
-            "fused_margin": _fused(c) - best(_fused),
-            "bm25_first": float(c.bm25 >= best(lambda o: o.bm25) and c.bm25 > 0),
-            "dense_first": float(c.dense >= best(lambda o: o.dense) and c.dense > 0),
-            "score_margin": c.score - best(lambda o: o.score),
+            "fused_margin": fused_margin,
+            "bm25_first": float(c.bm25 >= best("bm25", c) and c.bm25 > 0),
+            "dense_first": float(c.dense >= best("dense", c) and c.dense > 0),
+            "score_margin": c.score - best("score", c),
             "frames": c.frames, "coverage": self.coverage(rest.functions, c.doc_id) if rest.functions else 0.0,
             "tied": log_count(len(tied)), "telling": log_count(telling), "tied_alone": float(tied_alone),
             "agree_specific": log_count(c.agree),
             "says_what": float(says), "of_class": float(bool(named) and self._of_class(c.doc_id, named)),
-            "unprinted_x_fused_margin": unprinted * (_fused(c) - best(_fused)),
+            "unprinted_x_fused_margin": unprinted * fused_margin,
             "unprinted_x_says_what": unprinted * float(says),
-            "blocked": float(any(o.conflicts and o.sig_raw > c.sig_raw and o.sig_raw >= SIG_RELATED for o in rivals)),
-            "entry_curated": float(self.profile(c.doc_id).doc.curated),
-            "curated_quote": float(self.profile(c.doc_id).doc.curated and c.sig_raw >= QUOTE_SIM
-                                   and role == "primary" and not c.sig_inferred),
+            "blocked": float(best("conflicting", c) > c.sig_raw),
+            "entry_curated": float(prof.doc.curated),
+            "curated_quote": float(prof.doc.curated and c.sig_raw >= QUOTE_SIM and role == "primary"
+                                   and not c.sig_inferred),
             "entry_lines": log_count(len(sigs)), "events": log_count(len(qevents)),
             "prose": math.log1p(len(rest.prose)) / 8,
         }
@@ -490,6 +490,27 @@ def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]]) -> 
 def _fused(c: Candidate) -> float:
     """Both retrievers on one scale: BM25 relative to the best entry, dense cosine mapped onto 0..1."""
     return 0.5 * c.bm25 + 0.5 * dense_norm(c.dense)
+
+
+class _Leaders:
+    """The two best values of each signal over all candidates, so that a candidate's margin to the best of the
+    others is read, not searched for, once per feature."""
+
+    SIGNALS = {
+        "sig": lambda c: c.sig_raw, "fused": _fused, "bm25": lambda c: c.bm25,
+        "dense": lambda c: c.dense, "score": lambda c: c.score,
+        # a look-alike ruled out by a conflicting fact, on the report's own error
+        "conflicting": lambda c: c.sig_raw if c.conflicts and c.sig_raw >= SIG_RELATED else 0.0,
+    }
+
+    def __init__(self, ranked: list[Candidate]):
+        self.top: dict[str, list[tuple[float, str]]] = {}
+        for name, key in self.SIGNALS.items():
+            self.top[name] = sorted(((key(c), c.doc_id) for c in ranked), key=lambda t: -t[0])[:2]
+
+    def other(self, name: str, c: Candidate) -> float:
+        """The best value of a signal among the candidates other than `c` (0 when there is none)."""
+        return next((v for v, d in self.top[name] if d != c.doc_id), 0.0)
 
 
 def _retrieval_text(report: Report, prose: str, text: str) -> str:
