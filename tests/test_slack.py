@@ -283,10 +283,12 @@ def test_feedback_buttons_are_recorded_and_shown_on_the_message(cache_dir, servi
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     listed = json.loads(out.stdout)
-    assert [(f["user"], f["verdict"], f["entry_id"], f["source"]) for f in listed] == [
-        ("UDAVE", "fixed", "zero3_load", "slack"), ("UDAVE", "wrong", "zero3_load", "slack"),
-        ("UALICE", "fixed", "zero3_load", "slack")]
-    assert set(listed[0]) == {"id", "created_at", "source", "user", "entry_id", "signature", "verdict", "context"}
+    # One vote per person: UDAVE's "fixed" replaced their "not it".
+    assert [(f["user"], f["verdict"], f["entry_id"], f["source"], f["scope"]) for f in listed] == [
+        ("UDAVE", "fixed", "zero3_load", "slack", f"slack:{TEAM}"), ("UALICE", "fixed", "zero3_load", "slack",
+                                                                     f"slack:{TEAM}")]
+    assert set(listed[0]) == {"id", "created_at", "source", "user", "entry_id", "signature", "verdict", "context",
+                              "scope", "role", "updated_at"}
     assert listed[0]["signature"] == signature_in_button and listed[0]["context"]["channel"] == CHANNEL
 
 
