@@ -432,3 +432,14 @@ def test_deliveries_are_stored_while_the_kb_loads_and_processed_once_it_is_ready
             hold.set()
         assert wait_until(lambda: delivery(kb_dir, did)[0] == "done", 60)
         assert len(fake.bot_comments(REPO, 103)) == 1
+
+
+@pytest.mark.parametrize("body,says", [
+    (b"[" * 30_000 + b"]" * 30_000, "nested too deeply"),
+    (json.dumps(issue_payload(104, "t", "x")).replace('"x"', '"\\ud800"').encode(), "lone surrogate"),
+    (json.dumps(issue_payload(104, "t", ZERO3)).encode("utf-16"), "UTF-16"),
+])
+def test_malformed_deliveries_get_a_clear_400(service, fake, body, says):
+    resp, did = post_raw(service.url, body)
+    assert resp.status_code == 400 and resp.json()["code"] == "bad_request" and says in resp.json()["error"]
+    assert delivery(service.kb_dir, did)[0] == "failed"

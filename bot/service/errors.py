@@ -33,6 +33,7 @@ class ErrorBody(BaseModel):
     code: str
     error: str
     request_id: str
+    details: list[dict] | None = None   # 422 only: the fields that failed validation
 
 
 _DESCRIPTIONS = {400: "The request cannot be read (bad JSON, wrong field types, bad headers)",
