@@ -57,20 +57,28 @@ class Handlers:
         self._seen_lock = threading.Lock()
 
     def register(self, app: App) -> None:
-        app.command(COMMAND)(self.on_command)
-        app.event("app_mention")(self.on_mention)
-        app.shortcut(SHORTCUT)(self.on_shortcut)
-        app.action(blocks.ACTION_FIXED)(self.on_feedback)
-        app.action(blocks.ACTION_WRONG)(self.on_feedback)
+        """Lazy listeners: each request is acked by a function that only looks at the request (no diagnosis, no
+        lock, no Web API call), in the request's own thread; the work runs afterwards in Bolt's listener pool."""
+        app.command(COMMAND)(ack=self.ack_command, lazy=[self.on_command])
+        app.event("app_mention")(ack=_ack, lazy=[self.on_mention])
+        app.shortcut(SHORTCUT)(ack=_ack, lazy=[self.on_shortcut])
+        app.action(blocks.ACTION_FIXED)(ack=_ack, lazy=[self.on_feedback])
+        app.action(blocks.ACTION_WRONG)(ack=_ack, lazy=[self.on_feedback])
+
+    @staticmethod
+    def ack_command(ack, command):
+        _, text = _split_verify(command.get("text") or "")
+        if text:
+            ack()
+        else:
+            ack(text=USAGE)
 
     # --- ways in -------------------------------------------------------------------------------------------------
 
-    def on_command(self, ack, command, respond, client):
+    def on_command(self, command, respond, client):
         verify, text = _split_verify(command.get("text") or "")
         if not text:
-            ack(text=USAGE)
-            return
-        ack()
+            return  # the ack said how to use it
         reply = Reply(client, command.get("channel_id", ""), respond=respond,
                       response_type=self.state.settings.slack_response_type)
         report = text_report(text, self.state.settings.max_report_bytes)
@@ -96,8 +104,7 @@ class Handlers:
         verify, _ = _split_verify(plain_text(event.get("text", "")))
         self._answer(report, Reply(client, channel, thread_ts), verify, tell, scope=_team_scope(body.get("team_id")))
 
-    def on_shortcut(self, ack, shortcut, client, respond):
-        ack()
+    def on_shortcut(self, shortcut, client, respond):
         message = shortcut.get("message") or {}
         channel = (shortcut.get("channel") or {}).get("id", "")
         thread_ts = message.get("thread_ts") or message.get("ts")
@@ -110,8 +117,7 @@ class Handlers:
         self._answer(report, Reply(client, channel, thread_ts), False, tell=lambda msg: _tell_via(respond, msg),
                      scope=_team_scope((shortcut.get("team") or {}).get("id")))
 
-    def on_feedback(self, ack, body, action, client, respond):
-        ack()
+    def on_feedback(self, body, action, client, respond):
         verdict = "fixed" if action["action_id"] == blocks.ACTION_FIXED else "wrong"
         user = body.get("user") or {}
         container = body.get("container") or {}
@@ -272,6 +278,10 @@ def _tell_ephemeral(client, channel: str, user: str, thread_ts: str, text: str) 
         client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=text)
     except SlackApiError as exc:
         log.warning("could not tell user %s %r: %s", user, text[:80], _api_error(exc))
+
+
+def _ack(ack):
+    ack()
 
 
 def _team_scope(team_id: object) -> str | None:
