@@ -5,6 +5,7 @@ Read once at the edge (CLI, server) and passed down; library code never reads os
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import Field, SecretStr
@@ -44,14 +45,27 @@ class Settings(BaseSettings):
     github_retry_attempts: int = Field(5, ge=1, description="Tries per GitHub API call (5xx, 429, rate limits)")
     github_retry_backoff_s: float = Field(1.0, ge=0, description="First retry delay; doubles per try")
     github_retry_max_wait_s: float = Field(60.0, ge=0, description="Longest wait between tries (Retry-After capped)")
+    github_feedback_roles: str = Field(
+        "OWNER,MEMBER,COLLABORATOR",
+        description="author_association values whose `/triage wrong|fixed` counts (comma-separated); the issue's "
+                    "author always counts on their own issue")
+    github_bot_login: str | None = Field(
+        None, description="Login the bot comments as (a GitHub App's `name[bot]`); default: asked once via GET /user")
     # Slack bot
     slack_signing_secret: SecretStr | None = Field(None, description="Slack app signing secret")
     slack_bot_token: SecretStr | None = Field(None, description="Slack bot token (xoxb-...)")
     slack_app_token: SecretStr | None = Field(None, description="Slack app-level token for Socket Mode (xapp-...)")
     slack_api_url: str = Field("https://slack.com/api/", description="Slack Web API base (tests point it elsewhere)")
     slack_response_type: str = Field("in_channel", description="Slash command answers: in_channel or ephemeral")
+    # Feedback from either surface
+    feedback_veto_scope: Literal["repository", "global"] = Field(
+        "repository", description="Where a 'wrong' vote keeps an entry out of answers: its own repository or "
+                                  "Slack workspace, or everywhere")
     # Repro-runner
     ray_address: str | None = Field(None, description="Ray cluster for `repro run --backend ray` (default: local)")
+
+    def feedback_roles(self) -> set[str]:
+        return {r.strip().upper() for r in self.github_feedback_roles.split(",") if r.strip()}
 
     def default_kb_dir(self) -> Path:
         return user_data_dir() / "kb"

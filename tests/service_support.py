@@ -153,9 +153,13 @@ def issue_payload(number: int, title: str, body: str, action: str = "opened", re
 
 
 def comment_payload(number: int, title: str, body: str, comment: str, repo: str = "acme/trainer",
-                    sender_type: str = "User", sender: str = "bob", comment_id: int = 555) -> dict:
+                    sender_type: str = "User", sender: str = "bob", comment_id: int = 555,
+                    association: str = "MEMBER", issue_author: str = "alice") -> dict:
+    """An `issue_comment` event; `association` is the commenter's author_association in the repository."""
     payload = issue_payload(number, title, body, action="created", repo=repo, sender_type=sender_type, sender=sender)
+    payload["issue"]["user"] = {"login": issue_author, "type": "User"}
     payload["comment"] = {"id": comment_id, "body": comment, "user": {"login": sender, "type": sender_type},
+                          "author_association": association,
                           "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{comment_id}"}
     return payload
 

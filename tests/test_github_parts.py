@@ -2,6 +2,7 @@
 retries and pagination against the fake GitHub server (real HTTP on 127.0.0.1)."""
 from __future__ import annotations
 
+import re
 import socket
 import time
 
@@ -9,7 +10,7 @@ import pytest
 
 from bot.github.api import GitHubAPIError, GitHubClient
 from bot.github.comment import feedback_command, has_marker, marker, parse_marker, render_match, render_no_match
-from bot.github.events import read_event
+from bot.github.events import BadPayload, read_event
 from bot.github.signature import sign, signature_ok
 from kb.config import Settings
 from kb.models import Diagnosis, Document, FixOut, MatchOut, QueryOut
@@ -59,7 +60,68 @@ def test_reading_events():
     assert read_event("issue_comment", pr) == "pull requests are not triaged"
     assert read_event("issues", issue_payload(3, "T", "b", sender="dependabot[bot]")) == "sent by a bot"
     assert read_event("issues", issue_payload(3, "T", "b", action="labeled")) == "issues.labeled is not handled"
-    assert read_event("issues", {"action": "opened", "issue": {}, "sender": {}}).startswith("no repository")
+    with pytest.raises(BadPayload, match="repository must be an object, not null"):
+        read_event("issues", {"action": "opened", "issue": {}, "sender": {}})
+
+
+@pytest.mark.parametrize("change,reason", [
+    (lambda p: p.update(issue="x"), "issue must be an object, not a string"),
+    (lambda p: p.update(sender=[1]), "sender must be an object, not an array"),
+    (lambda p: p.update(repository=7), "repository must be an object, not a number"),
+    (lambda p: p.update(action=["opened"]), "action must be a string"),
+    (lambda p: p["issue"].update(number="5"), "issue.number must be a positive integer"),
+    (lambda p: p["issue"].update(number=True), "issue.number must be a positive integer"),
+    (lambda p: p["issue"].update(body={"a": 1}), "issue.body must be a string, not an object"),
+    (lambda p: p["sender"].update(login=5), "sender.login must be a string"),
+    (lambda p: p["comment"].update(body=["x"]), "comment.body must be a string"),
+    (lambda p: p["comment"].update(id="12"), "comment.id must be an integer"),
+    (lambda p: p["repository"].update(full_name="../../user"), "repository.full_name must be owner/name"),
+    (lambda p: p["repository"].update(full_name="acme/trainer/issues"), "repository.full_name must be owner/name"),
+    (lambda p: p["repository"].update(full_name="acme/.."), "repository.full_name must be owner/name"),
+    (lambda p: p["repository"].update(full_name="acme/x?y=1"), "repository.full_name must be owner/name"),
+    (lambda p: p["repository"].update(full_name=None), "repository.full_name must be owner/name"),
+])
+def test_payloads_of_the_wrong_shape_are_refused_with_the_reason(change, reason):
+    payload = comment_payload(3, "T", "b", "more output")
+    change(payload)
+    with pytest.raises(BadPayload, match=re.escape(reason)):
+        read_event("issue_comment", payload)
+    with pytest.raises(BadPayload, match="the payload must be a JSON object, not an array"):
+        read_event("issues", [])
+
+
+def test_feedback_counts_only_from_trusted_roles_or_the_issues_author():
+    def vote(association, sender="mallory", roles=None, issue_author="alice"):
+        payload = comment_payload(3, "T", "b", "/triage wrong", sender=sender, association=association,
+                                  issue_author=issue_author)
+        return read_event("issue_comment", payload, **({"roles": roles} if roles is not None else {}))
+
+    for trusted in ("OWNER", "MEMBER", "COLLABORATOR"):
+        ev = vote(trusted)
+        assert ev.kind == "feedback" and ev.role == trusted and ev.user == "mallory"
+    for outsider in ("NONE", "CONTRIBUTOR", "FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR", "MANNEQUIN", ""):
+        said = vote(outsider)
+        assert isinstance(said, str) and "is not counted" in said and "mallory" in said
+    # The issue's author, whatever their association, on their own issue only.
+    ev = vote("NONE", sender="Alice")
+    assert ev.kind == "feedback" and ev.role == "issue author"
+    assert isinstance(vote("NONE", sender="alice", issue_author="bob"), str)
+    # TRIAGE_GITHUB_FEEDBACK_ROLES narrows (or widens) who counts.
+    settings = Settings(github_feedback_roles=" owner , contributor")
+    assert settings.feedback_roles() == {"OWNER", "CONTRIBUTOR"}
+    assert isinstance(vote("MEMBER", roles=settings.feedback_roles()), str)
+    assert vote("CONTRIBUTOR", roles=settings.feedback_roles()).role == "CONTRIBUTOR"
+
+
+def test_our_own_comments_are_known_by_their_author_not_by_the_marker():
+    ours = marker("zero3_load", "sig") + "\nanswer"
+    # A person pasting our marker is a person: their comment is read like any other.
+    ev = read_event("issue_comment", comment_payload(3, "T", "b", ours + "\n/triage wrong", sender="mallory"))
+    assert ev.kind == "feedback" and ev.user == "mallory"
+    assert read_event("issues", issue_payload(3, "T", ours)).kind == "report"
+    # The bot's own login (a user account behind a token) is never work.
+    assert read_event("issue_comment", comment_payload(3, "T", "b", ours, sender="Triage-Bot"),
+                      bot_login="triage-bot") == "our own comment"
 
 
 def _diag(fixes: list[FixOut]) -> Diagnosis:
@@ -145,3 +207,14 @@ def test_client_retries_network_errors_then_gives_up():
     with pytest.raises(GitHubAPIError) as err:
         client_for(url, sleeps, attempts=3).add_label("o/r", 1, "x")
     assert err.value.retryable and err.value.status is None and len(sleeps) == 2
+
+
+def test_backoff_doubles_from_the_first_delay_with_jitter_and_stays_under_the_cap():
+    from bot.github.api import RetryPolicy
+
+    policy = RetryPolicy(attempts=5, backoff_s=1.0, max_wait_s=60.0)
+    for attempt, base in ((1, 1.0), (2, 2.0), (3, 4.0), (5, 16.0)):
+        waits = {policy.backoff(attempt) for _ in range(50)}
+        assert all(0.8 * base <= w <= 1.2 * base for w in waits) and len(waits) > 1   # jittered
+    capped = [policy.backoff(12) for _ in range(50)]
+    assert all(48.0 <= w <= 60.0 for w in capped) and len(set(capped)) > 1          # jittered at the cap too

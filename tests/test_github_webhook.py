@@ -2,8 +2,10 @@
 under uvicorn, with a fake GitHub API (a real HTTP server on 127.0.0.1) receiving the bot's calls."""
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
+import threading
 import time
 import uuid
 
@@ -147,8 +149,9 @@ def test_the_bot_never_answers_bots_or_itself(service, fake):
     resp, did1 = send(service, "issues", issue_payload(4, "load fails", ZERO3, sender="ci[bot]", sender_type="Bot"))
     assert resp.status_code == 200 and resp.json() == {"ok": True, "status": "ignored", "reason": "sent by a bot"}
     ours = "<!-- triage-kb entry=zero3_load sig=x -->\n### triage-kb: this looks like a known issue\n" + ZERO3
-    resp, did2 = send(service, "issue_comment", comment_payload(4, "load fails", "", ours))
-    assert resp.status_code == 200 and "marker" in resp.json()["reason"]
+    resp, did2 = send(service, "issue_comment", comment_payload(4, "load fails", "", ours, sender="triage-kb[bot]",
+                                                                sender_type="Bot"))
+    assert resp.status_code == 200 and resp.json()["reason"] == "sent by a bot"
     time.sleep(0.2)
     assert fake.calls == []
     assert delivery(service.kb_dir, did1) is None and delivery(service.kb_dir, did2) is None
@@ -212,10 +215,10 @@ def test_triage_fixed_and_wrong_are_recorded_and_wrong_takes_the_answer_back(ser
 
     _, did = send(service, "issue_comment", comment_payload(20, "load fails", ZERO3, "/triage fixed",
                                                             sender="carol", comment_id=902))
-    assert "carol marked zero3_load fixed" in processed(service, did)[2]
+    assert "carol (MEMBER) marked zero3_load fixed" in processed(service, did)[2]
     _, did = send(service, "issue_comment", comment_payload(20, "load fails", ZERO3, "/triage wrong\nnot my case",
                                                             sender="bob", comment_id=901))
-    assert "bob marked zero3_load wrong" in processed(service, did)[2]
+    assert "bob (MEMBER) marked zero3_load wrong" in processed(service, did)[2]
 
     got = {(f.user, f.verdict): f for f in FeedbackStore(service.kb_dir).list()}
     wrong, fixed = got[("bob", "wrong")], got[("carol", "fixed")]
@@ -283,3 +286,160 @@ def test_a_delivery_accepted_before_a_crash_is_processed_after_the_restart(cache
     assert "[rid-restart-1]" in log and "accepted delivery d-restart" in log
     assert "resuming delivery d-restart" in log
     assert SECRET not in log and TOKEN not in log
+
+
+def votes(kb_dir, scope: str) -> list[tuple[str, str, str, str]]:
+    return sorted((f.user, f.entry_id, f.verdict, f.role) for f in FeedbackStore(kb_dir).list() if f.scope == scope)
+
+
+def test_only_people_the_repository_trusts_judge_answers_one_vote_each(service, fake):
+    repo = "acme/trust"
+    _, did = send(service, "issues", issue_payload(60, "load fails", ZERO3, repo=repo))
+    assert "answered with zero3_load" in processed(service, did)[2]
+
+    # An outsider (and a mere contributor) cannot veto: answered at once as ignored, nothing stored or recorded.
+    for who, association in (("mallory", "NONE"), ("eve", "CONTRIBUTOR")):
+        resp, did = send(service, "issue_comment", comment_payload(60, "load fails", ZERO3, "/triage wrong",
+                                                                   repo=repo, sender=who, association=association))
+        assert resp.status_code == 200 and resp.json()["status"] == "ignored"
+        assert f"/triage wrong from {who} ({association}) is not counted" in resp.json()["reason"]
+        assert delivery(service.kb_dir, did) is None
+    assert votes(service.kb_dir, f"github:{repo}") == []
+
+    # The issue's author counts on their own issue; a member counts, once, however often they say it.
+    _, did = send(service, "issue_comment", comment_payload(60, "load fails", ZERO3, "/triage fixed", repo=repo,
+                                                            sender="alice", association="NONE"))
+    assert "alice (issue author) marked zero3_load fixed" in processed(service, did)[2]
+    for i, verdict in enumerate(("fixed", "fixed", "wrong")):
+        _, did = send(service, "issue_comment", comment_payload(60, "load fails", ZERO3, f"/triage {verdict}",
+                                                                repo=repo, sender="dave", comment_id=700 + i))
+        assert processed(service, did)[0] == "done"
+    assert votes(service.kb_dir, f"github:{repo}") == [("alice", "zero3_load", "fixed", "issue author"),
+                                                       ("dave", "zero3_load", "wrong", "MEMBER")]
+
+    # The veto holds in this repository only.
+    _, did = send(service, "issues", issue_payload(61, "load fails", ZERO3, repo=repo))
+    assert "no match" in processed(service, did)[2]
+    _, did = send(service, "issues", issue_payload(62, "load fails", ZERO3, repo="acme/elsewhere"))
+    assert "answered with zero3_load" in processed(service, did)[2]
+
+
+def test_a_forged_marker_is_neither_edited_nor_judged(service, fake):
+    repo = "acme/forge"
+    diag = httpx.post(f"{service.url}/v1/diagnose", json={"text": NCCL}).json()
+    forged = (f"<!-- triage-kb entry=nccl_shm sig={diag['query']['signature'].replace(' ', '%20')} -->\n"
+              "### triage-kb: this looks like a known issue\n(written by mallory)")
+    planted = fake.add_comment(repo, 80, forged, user={"login": "mallory", "type": "User"})
+
+    # Only the forgery is there: a `/triage wrong` judges nothing.
+    _, did = send(service, "issue_comment", comment_payload(80, "load fails", ZERO3, "/triage wrong", repo=repo,
+                                                            sender="dave", comment_id=801))
+    assert "no answer of ours" in processed(service, did)[2]
+    assert votes(service.kb_dir, f"github:{repo}") == []
+
+    # Our answer is a comment of our own, the forgery untouched...
+    _, did = send(service, "issues", issue_payload(80, "load fails", ZERO3, repo=repo))
+    assert processed(service, did)[0] == "done"
+    [ours] = fake.bot_comments(repo, 80)
+    assert ours["id"] != planted["id"] and "entry=zero3_load" in ours["body"]
+    assert planted["body"] == forged and not fake.calls_to("PATCH", rf"/comments/{planted['id']}$")
+
+    # ... and `/triage wrong` is about our answer, never the forged entry.
+    _, did = send(service, "issue_comment", comment_payload(80, "load fails", ZERO3, "/triage wrong", repo=repo,
+                                                            sender="dave", comment_id=802))
+    assert "dave (MEMBER) marked zero3_load wrong" in processed(service, did)[2]
+    assert votes(service.kb_dir, f"github:{repo}") == [("dave", "zero3_load", "wrong", "MEMBER")]
+    assert planted["body"] == forged
+
+
+def test_a_bot_on_a_user_account_knows_its_comments_by_login(cache_dir, tmp_path):
+    """A personal token (a user account, not an App): our login is asked once (GET /user); a delivery of our own
+    comment is not work, and our comment is the one by that login."""
+    account = {"login": "triage-bot", "type": "User"}
+    with FakeGitHub(token=TOKEN, bot=account) as gh, \
+            live_app(cache_dir, tmp_path, lambda kb: gh_settings(cache_dir, kb, gh.url)) as srv:
+        _, did = send(srv, "issues", issue_payload(90, "load fails", ZERO3))
+        assert processed(srv, did)[0] == "done"
+        [ours] = gh.bot_comments(REPO, 90)
+        resp, did = send(srv, "issue_comment", comment_payload(90, "load fails", ZERO3, ours["body"],
+                                                               sender="triage-bot", comment_id=ours["id"]))
+        assert resp.status_code == 200 and resp.json()["reason"] == "our own comment"
+        _, did = send(srv, "issues", issue_payload(90, "NCCL fails", NCCL, action="edited"))
+        assert processed(srv, did)[0] == "done"
+        [edited] = gh.bot_comments(REPO, 90)
+        assert edited["id"] == ours["id"] and "entry=nccl_shm" in edited["body"]
+        assert len(gh.calls_to("GET", r"^/user$")) == 1
+
+
+def post_raw(url: str, body: bytes, event: str = "issues", delivery_id: str | None = None) -> tuple[httpx.Response, str]:
+    delivery_id = delivery_id or str(uuid.uuid4())
+    headers = {"Content-Type": "application/json", "X-GitHub-Event": event, "X-GitHub-Delivery": delivery_id,
+               "X-Hub-Signature-256": sign(SECRET.encode(), body)}
+    return httpx.post(f"{url}/github/webhook", content=body, headers=headers, timeout=30), delivery_id
+
+
+def test_an_unreadable_delivery_fails_at_once_with_the_reason_and_blocks_nothing(service, fake):
+    good = json.dumps(issue_payload(100, "load fails", ZERO3, repo="acme/unreadable")).encode()
+    resp, bom = post_raw(service.url, b"\xef\xbb\xbf" + good)
+    assert resp.status_code == 400 and resp.json()["code"] == "bad_request"
+    assert "byte-order mark" in resp.json()["error"]
+    assert delivery(service.kb_dir, bom)[0] == "failed" and "byte-order mark" in delivery(service.kb_dir, bom)[2]
+
+    wrong = issue_payload(100, "load fails", ZERO3, repo="acme/unreadable")
+    wrong["sender"] = "alice"
+    resp, typed = post_raw(service.url, json.dumps(wrong).encode())
+    assert resp.status_code == 400 and "sender must be an object, not a string" in resp.json()["error"]
+    assert delivery(service.kb_dir, typed)[:2] == ("failed", 0)
+
+    _, did = send(service, "issues", json.loads(good))
+    assert processed(service, did)[0] == "done" and len(fake.bot_comments("acme/unreadable", 100)) == 1
+    assert delivery(service.kb_dir, bom)[0] == "failed"
+
+
+def test_a_transient_failure_is_retried_by_the_worker_with_backoff_without_a_restart(service, fake):
+    # Five 502s: every try the client makes within the first attempt fails, so the delivery goes back to pending.
+    fake.fail("GET", r"/acme/retry/issues/101/comments$", 502, times=5)
+    _, did = send(service, "issues", issue_payload(101, "load fails", ZERO3, repo="acme/retry"))
+    assert processed(service, did)[:2] == ("done", 2)
+    assert len(fake.bot_comments("acme/retry", 101)) == 1
+
+
+def test_a_redelivery_of_a_failed_delivery_queues_it_again(service, fake):
+    fake.fail("POST", r"/acme/redeliver/issues/102/labels$", 403)
+    payload = issue_payload(102, "load fails", ZERO3, repo="acme/redeliver")
+    _, did = send(service, "issues", payload)
+    assert processed(service, did)[0] == "failed"
+    resp, _ = send(service, "issues", payload, delivery=did)
+    assert resp.status_code == 202 and resp.json()["status"] == "requeued"
+    assert wait_until(lambda: delivery(service.kb_dir, did)[0] == "done", 30)
+    assert fake.labels[("acme/redeliver", 102)] == [LABEL] and len(fake.bot_comments("acme/redeliver", 102)) == 1
+    resp, _ = send(service, "issues", payload, delivery=did)
+    assert resp.status_code == 200 and resp.json()["status"] == "duplicate"
+
+
+def test_deliveries_are_stored_while_the_kb_loads_and_processed_once_it_is_ready(cache_dir, tmp_path, fake):
+    kb_dir = small_kb(cache_dir, tmp_path / "kb")
+    app = create_app(gh_settings(cache_dir, kb_dir, fake.url))
+    hold = threading.Event()
+    app.state.triage.ready_hooks.append(lambda state: hold.wait(60))
+    with LiveServer(app, wait_ready=False) as srv:
+        try:
+            assert httpx.get(f"{srv.url}/healthz", timeout=10).status_code == 503
+            resp, did = send(srv, "issues", issue_payload(103, "load fails", ZERO3))
+            assert resp.status_code == 202 and resp.json()["status"] == "accepted"
+            assert delivery(kb_dir, did)[0] == "pending"
+        finally:
+            hold.set()
+        assert wait_until(lambda: delivery(kb_dir, did)[0] == "done", 60)
+        assert len(fake.bot_comments(REPO, 103)) == 1
+
+
+@pytest.mark.parametrize("body,says", [
+    (b"[" * 30_000 + b"]" * 30_000, "nested too deeply"),
+    (json.dumps(issue_payload(104, "t", "x")).replace('"x"', '"\\ud800"').encode(), "lone surrogate"),
+    (json.dumps(issue_payload(104, "t", ZERO3)).encode("utf-16"), "UTF-16"),
+])
+def test_malformed_deliveries_get_a_clear_400(service, fake, body, says):
+    resp, did = post_raw(service.url, body)
+    assert resp.status_code == 400 and resp.json()["code"] == "bad_request" and says in resp.json()["error"]
+    assert delivery(service.kb_dir, did)[0] == "failed"

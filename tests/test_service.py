@@ -169,3 +169,55 @@ def test_ready_only_once_the_surfaces_ready_hooks_ran(settings, kb_dir):
         release.set()
         loading.join(60)
     assert state.ready and state.load_error is None
+
+
+@pytest.mark.parametrize("body,says", [
+    (b"[" * 30_000 + b"]" * 30_000, "nested too deeply"),
+    (b'{"a":' * 15_000 + b'"x"' + b"}" * 15_000, "nested too deeply"),
+    (b'{"text": "RuntimeError: boom \\ud800 here"}', "lone surrogate"),
+    (json.dumps({"text": ZERO3}).encode("utf-16"), "UTF-16"),
+    (json.dumps({"text": ZERO3}).encode("utf-16-le"), "UTF-16"),
+    (b"\xef\xbb\xbf" + json.dumps({"text": ZERO3}).encode(), "byte-order mark"),
+    (b'{"text": "caf\xe9"}', "not UTF-8"),
+])
+def test_malformed_json_gets_a_clear_400_never_a_500(client, body, says):
+    resp = client.post("/v1/diagnose", content=body, headers={"content-type": "application/json"})
+    assert says in assert_error(resp, 400, "bad_request")["error"]
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_the_body_is_sent(service):
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    url = urlsplit(service.url)
+    with socket.create_connection((url.hostname, url.port), timeout=10) as sock:
+        sock.sendall(b"POST /v1/diagnose HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 1000000000\r\n\r\n{\"text\": ")
+        started = time.monotonic()
+        sock.settimeout(3)
+        data = b""
+        while b"\r\n\r\n" not in data or not data.rstrip().endswith(b"}"):
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        elapsed = time.monotonic() - started
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413") and elapsed < 2.0
+    assert json.loads(body)["code"] == "payload_too_large"
+
+
+def test_the_openapi_document_lists_the_errors_the_api_gives(client):
+    spec = client.get("/openapi.json").json()
+    paths = spec["paths"]
+
+    def statuses(path, method):
+        return set(paths[path][method]["responses"])
+
+    assert {"400", "413", "415", "422", "503"} <= statuses("/v1/diagnose", "post")
+    assert {"404"} <= statuses("/v1/entries/{entry_id}", "get")
+    assert {"400", "401", "413", "503"} <= statuses("/github/webhook", "post")
+    ref = paths["/v1/diagnose"]["post"]["responses"]["400"]["content"]["application/json"]["schema"]["$ref"]
+    shape = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    assert {"ok", "status", "code", "error", "request_id"} <= set(shape["properties"])

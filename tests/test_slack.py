@@ -75,19 +75,19 @@ def signature(secret: str, timestamp: str, body: str) -> str:
     return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
 
 
-def post(service, body: str, content_type: str, secret: str = SECRET, timestamp: int | None = None,
-         sig: str | None = None) -> httpx.Response:
+def post(service, body: str, content_type: str, secret: str = SECRET, timestamp: int | str | None = None,
+         sig: str | None = None, headers: dict | None = None, client: httpx.Client | None = None) -> httpx.Response:
     ts = str(int(time.time()) if timestamp is None else timestamp)
     headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
-               "X-Slack-Signature": sig or signature(secret, ts, body), "User-Agent": "Slackbot 1.0"}
-    return httpx.post(f"{service.url}/slack/events", content=body.encode(), headers=headers, timeout=30)
+               "X-Slack-Signature": sig or signature(secret, ts, body), "User-Agent": "Slackbot 1.0", **(headers or {})}
+    return (client or httpx).post(f"{service.url}/slack/events", content=body.encode(), headers=headers, timeout=30)
 
 
-def slash(service, fake, text: str, key: str = "cmd", **kw) -> httpx.Response:
+def slash(service, fake, text: str, key: str = "cmd", trigger_id: str | None = None, **kw) -> httpx.Response:
     body = urlencode({"token": "legacy", "team_id": TEAM, "team_domain": "test", "channel_id": CHANNEL,
                       "channel_name": "training", "user_id": "UALICE", "user_name": "alice", "command": "/diagnose",
                       "text": text, "api_app_id": "A0TRIAGE", "response_url": fake.response_url(key),
-                      "trigger_id": "1.2.3"})
+                      "trigger_id": trigger_id or f"{uuid.uuid4().int % 10**10}.{uuid.uuid4().hex[:8]}"})
     return post(service, body, "application/x-www-form-urlencoded", **kw)
 
 
@@ -103,10 +103,10 @@ def interactive(service, payload: dict) -> httpx.Response:
 
 
 def mention(service, thread_ts: str, user: str = "UALICE", text: str = f"<@{BOT_USER}> seen this before?",
-            event_id: str | None = None):
+            event_id: str | None = None, **kw):
     ts = f"{time.time():.6f}"
     return event(service, {"type": "app_mention", "user": user, "text": text, "ts": ts, "channel": CHANNEL,
-                           "thread_ts": thread_ts, "event_ts": ts}, event_id=event_id)
+                           "thread_ts": thread_ts, "event_ts": ts}, event_id=event_id, **kw)
 
 
 def entry_of(blocks: list[dict]) -> str | None:
@@ -163,8 +163,10 @@ def test_mention_in_a_thread_reads_the_thread_and_answers_in_it(service, fake):
 
 def test_a_mention_slack_retries_is_answered_once_and_verify_answers_in_the_thread(service, fake):
     parent = fake.add_thread(CHANNEL, [{"user": "UBOB", "text": ZERO3}])
-    for _ in range(2):  # Slack delivers the same event again when it thinks the first try failed
-        assert mention(service, parent, text=f"<@{BOT_USER}> --verify", event_id="EvRetried").status_code == 200
+    for retry in ({}, {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}):
+        # Slack delivers the same event again (saying so) when it thinks the first try failed
+        assert mention(service, parent, text=f"<@{BOT_USER}> --verify", event_id="EvRetried",
+                       headers=retry).status_code == 200
     answer, running, result = fake.wait_for("chat.postMessage", 3)
     assert {c.args["thread_ts"] for c in (answer, running, result)} == {parent}
     assert entry_of(answer.args["blocks"]) == "zero3_load"
@@ -210,7 +212,7 @@ def test_the_bots_own_messages_are_not_taken_as_the_report(service, fake):
 def test_message_shortcut_answers_in_the_thread_of_that_message(service, fake):
     message = {"type": "message", "user": "UBOB", "ts": "1700000100.000200", "text": LFS}
     resp = interactive(service, {
-        "type": "message_action", "callback_id": "diagnose_message", "trigger_id": "1.2.3", "action_ts": "1.2",
+        "type": "message_action", "callback_id": "diagnose_message", "trigger_id": "1.2.3", "action_ts": "1.25",
         "team": {"id": TEAM}, "channel": {"id": CHANNEL, "name": "training"},
         "user": {"id": "UALICE", "name": "alice"}, "message_ts": message["ts"], "message": message,
         "response_url": fake.response_url("shortcut"),
@@ -235,7 +237,7 @@ def test_feedback_buttons_are_recorded_and_shown_on_the_message(cache_dir, servi
             "container": {"type": "message", "message_ts": answer_ts, "channel_id": CHANNEL, "is_ephemeral": False},
             "channel": {"id": CHANNEL}, "message": {"type": "message", "ts": answer_ts, "thread_ts": parent,
                                                     "text": answer.args["text"], "blocks": blocks},
-            "actions": [{**button, "block_id": "triage_feedback", "action_ts": "1.3"}],
+            "actions": [{**button, "block_id": "triage_feedback", "action_ts": f"{time.time():.6f}"}],
         })
         assert resp.status_code == 200
 
@@ -283,10 +285,12 @@ def test_feedback_buttons_are_recorded_and_shown_on_the_message(cache_dir, servi
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     listed = json.loads(out.stdout)
-    assert [(f["user"], f["verdict"], f["entry_id"], f["source"]) for f in listed] == [
-        ("UDAVE", "fixed", "zero3_load", "slack"), ("UDAVE", "wrong", "zero3_load", "slack"),
-        ("UALICE", "fixed", "zero3_load", "slack")]
-    assert set(listed[0]) == {"id", "created_at", "source", "user", "entry_id", "signature", "verdict", "context"}
+    # One vote per person: UDAVE's "fixed" replaced their "not it".
+    assert [(f["user"], f["verdict"], f["entry_id"], f["source"], f["scope"]) for f in listed] == [
+        ("UDAVE", "fixed", "zero3_load", "slack", f"slack:{TEAM}"), ("UALICE", "fixed", "zero3_load", "slack",
+                                                                     f"slack:{TEAM}")]
+    assert set(listed[0]) == {"id", "created_at", "source", "user", "entry_id", "signature", "verdict", "context",
+                              "scope", "role", "updated_at"}
     assert listed[0]["signature"] == signature_in_button and listed[0]["context"]["channel"] == CHANNEL
 
 
@@ -475,3 +479,67 @@ def test_socket_mode_answers_a_mention_pushed_over_the_websocket(cache_dir, serv
             proc.wait()
     assert proc.returncode == 0, log_path.read_text()
     assert "Traceback" not in log_path.read_text()
+
+
+def test_forty_slash_commands_at_once_are_all_acked_in_time_even_while_a_diagnosis_holds_the_lock(service, fake):
+    from concurrent.futures import ThreadPoolExecutor
+
+    lock = service.app.state.triage._diagnose_lock
+
+    def one(i: int) -> tuple[int, float]:
+        started = time.monotonic()
+        resp = slash(service, fake, ZERO3, key=f"burst-{i}", client=http)
+        return resp.status_code, time.monotonic() - started
+
+    lock.acquire()          # a long diagnosis is running: acks must not wait for it
+    try:
+        # One client for all (Slack's side of the test runs in this process: 40 clients would cost seconds of CPU)
+        with httpx.Client(limits=httpx.Limits(max_connections=40)) as http, ThreadPoolExecutor(max_workers=40) as pool:
+            results = list(pool.map(one, range(40)))
+    finally:
+        lock.release()
+    assert [status for status, _ in results] == [200] * 40
+    slowest = max(elapsed for _, elapsed in results)
+    assert slowest < 3.0, f"slowest ack took {slowest:.2f} s"
+    answers = fake.wait_for("response_url", 40, timeout=240)
+    assert sorted(a.path for a in answers) == sorted(f"/response/burst-{i}" for i in range(40))
+    assert all(entry_of(a.args["blocks"]) == "zero3_load" for a in answers)
+
+
+def test_replayed_requests_are_refused_and_do_nothing(service, fake):
+    first = slash(service, fake, ZERO3, key="replay", trigger_id="1234.replayed")
+    assert first.status_code == 200
+    fake.wait_for("response_url")
+    again = slash(service, fake, ZERO3, key="replay", trigger_id="1234.replayed")
+    assert again.status_code == 409 and again.json()["code"] == "duplicate"
+
+    click = {"type": "block_actions", "team": {"id": TEAM}, "user": {"id": "UEVE", "username": "eve"},
+             "trigger_id": "9.9", "response_url": fake.response_url("replay-click"), "channel": {"id": CHANNEL},
+             "container": {"type": "message", "message_ts": "1.1", "channel_id": CHANNEL, "is_ephemeral": True},
+             "actions": [{"action_id": "triage_wrong", "block_id": "triage_feedback", "action_ts": "1700.5",
+                          "value": json.dumps({"entry": "zero3_load", "signature": "RuntimeError: replay"})}]}
+    assert interactive(service, click).status_code == 200
+    assert interactive(service, click).status_code == 409
+    time.sleep(0.5)
+    assert len(fake.calls_to("response_url")) == 2     # the answer, and one "Thanks, recorded"
+    conn = sqlite3.connect(service.kb_dir / "state.sqlite")
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM feedback WHERE user = 'UEVE'").fetchone()[0] == 1
+    finally:
+        conn.close()
+
+
+def test_malformed_slack_requests_get_a_clear_4xx(service, fake):
+    for ts in ("soon", "1.5e9", "-5", ""):
+        resp = slash(service, fake, ZERO3, timestamp=ts, sig="v0=" + "0" * 64)
+        assert resp.status_code == 400 and "X-Slack-Request-Timestamp" in resp.json()["error"]
+    resp = post(service, urlencode({"payload": "{not json"}), "application/x-www-form-urlencoded")
+    assert resp.status_code == 400 and "payload cannot be read" in resp.json()["error"]
+    resp = post(service, urlencode({"payload": "[1, 2]"}), "application/x-www-form-urlencoded")
+    assert resp.status_code == 400 and "must be a JSON object" in resp.json()["error"]
+    resp = post(service, '{"type": "event_callback", "event": "\\ud800"}', "application/json")
+    assert resp.status_code == 400 and "lone surrogate" in resp.json()["error"]
+    resp = post(service, "[" * 30_000 + "]" * 30_000, "application/json")
+    assert resp.status_code == 400 and "nested too deeply" in resp.json()["error"]
+    time.sleep(0.3)
+    assert fake.calls == []

@@ -22,7 +22,8 @@ def feedback() -> None:
 @click.pass_context
 @guarded
 def list_cmd(ctx: click.Context, kb_dir: Path | None, limit: int | None, as_json: bool) -> None:
-    """Recorded feedback, newest first: when, where from, who, verdict, entry and report signature."""
+    """Recorded votes, latest first: when, where from, who (and why they may vote), verdict, entry and report
+    signature. Each person has one vote per entry and error; a changed vote shows once, as it stands now."""
     from kb.feedback import FeedbackStore
 
     folder = kb_folder(settings_from(ctx), kb_dir)
@@ -35,9 +36,10 @@ def list_cmd(ctx: click.Context, kb_dir: Path | None, limit: int | None, as_json
         click.echo(f"No feedback recorded in {folder}.")
         return
     for fb in rows:
-        when = datetime.fromtimestamp(fb.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
-        where = _where(fb.context)
-        click.echo(f"{when}  {fb.source:<6}  {fb.verdict:<5}  {fb.entry_id}  by {fb.user}  {where}".rstrip())
+        when = datetime.fromtimestamp(fb.updated_at or fb.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+        where = _where(fb.context) or fb.scope
+        who = f"{fb.user} ({fb.role})" if fb.role else fb.user
+        click.echo(f"{when}  {fb.source:<6}  {fb.verdict:<5}  {fb.entry_id}  by {who}  {where}".rstrip())
         click.echo(f"    {fb.signature[:160]}")
 
 

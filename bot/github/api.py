@@ -39,8 +39,10 @@ class RetryPolicy:
     max_wait_s: float
 
     def backoff(self, attempt: int) -> float:
-        """Exponential, with jitter so many workers do not retry in step."""
-        return min(self.max_wait_s, self.backoff_s * 2 ** (attempt - 1) * random.uniform(0.8, 1.2))
+        """The wait before try `attempt + 1`: backoff_s doubled per try, with jitter (±20%, so many workers do not
+        retry in step), never over max_wait_s (and jittered there too)."""
+        wait = self.backoff_s * 2 ** (attempt - 1) * random.uniform(0.8, 1.2)
+        return min(wait, self.max_wait_s * random.uniform(0.8, 1.0))
 
     def wait_for(self, response: httpx.Response, attempt: int) -> float | None:
         """Seconds to wait before retrying this response, or None when retrying cannot help."""
@@ -98,6 +100,14 @@ class GitHubClient:
             log.warning("%s; try %d of %d in %.1f s", error, attempt + 1, attempts, error.wait)
             self.sleep(error.wait)
         raise AssertionError("unreachable")
+
+    def authenticated_login(self) -> str:
+        """The login the token acts as (GET /user)."""
+        resp = self.request("GET", "/user")
+        login = resp.json().get("login") if isinstance(resp.json(), dict) else None
+        if not isinstance(login, str) or not login:
+            raise GitHubAPIError("GET", "/user", resp.status_code, "no login in the answer", False, 0.0)
+        return login
 
     def issue_comments(self, repo: str, number: int) -> Iterator[IssueComment]:
         """Every comment of an issue, oldest first, following the Link header's `next` pages."""

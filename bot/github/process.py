@@ -6,41 +6,74 @@ any post), so a delivery interrupted by a crash or a failing API is simply proce
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from bot.github.api import GitHubAPIError, GitHubClient, IssueComment
 from bot.github.comment import has_marker, parse_marker, render_match, render_no_match
-from bot.github.deliveries import DeliveryStore
-from bot.github.events import IssueEvent, read_event
+from bot.github.deliveries import MAX_ATTEMPTS, DeliveryStore
+from bot.github.events import BadPayload, IssueEvent, read_event
 from bot.service.state import ServiceState
-from kb.feedback import Feedback
+from kb.config import Settings
+from kb.feedback import Feedback, github_scope
 
 log = logging.getLogger(__name__)
 
 
 class Processor:
-    def __init__(self, state: ServiceState, client: GitHubClient, deliveries: DeliveryStore):
+    def __init__(self, state: ServiceState, client: GitHubClient, deliveries: DeliveryStore,
+                 retry_later: Callable[[str, float], None] | None = None):
         self.state = state
         self.settings = state.settings
         self.client = client
         self.deliveries = deliveries
+        self.retry_later = retry_later   # called with (delivery id, delay) for a delivery put back to pending
+        self._login: str | None = settings_login(state.settings)
+
+    @property
+    def known_login(self) -> str | None:
+        """Our login if already known (configured or looked up); never calls the API."""
+        return self._login
+
+    def bot_login(self) -> str:
+        """The login our comments are written by: TRIAGE_GITHUB_BOT_LOGIN, else the token's user (GET /user, once)."""
+        if self._login is None:
+            self._login = self.client.authenticated_login()
+            log.info("commenting as GitHub user %s", self._login)
+        return self._login
 
     def run(self, delivery_id: str) -> None:
+        if not self.state.wait_ready(timeout=None):
+            log.error("delivery %s left pending: the knowledge base did not load", delivery_id)
+            return
         delivery = self.deliveries.start(delivery_id)
         if delivery is None:
             return
-        work = read_event(delivery.event, delivery.payload)
         try:
+            work = read_event(delivery.event, delivery.payload, self.settings.feedback_roles(), self.bot_login())
             if isinstance(work, str):
                 result = f"ignored: {work}"
             elif work.kind == "feedback":
                 result = self.feedback(work)
             else:
                 result = self.report(work)
+        except BadPayload as exc:
+            log.error("delivery %s (%s) cannot be read: %s", delivery_id, delivery.event, exc)
+            self.deliveries.finish(delivery_id, "failed", f"cannot be read: {exc}")
+            return
         except GitHubAPIError as exc:
-            # Still failing after the client's retries: a transient failure is tried again at the next start.
-            status = "pending" if exc.retryable else "failed"
-            log.error("delivery %s (%s) %s: %s", delivery_id, delivery.event, status, exc)
-            self.deliveries.finish(delivery_id, status, str(exc))
+            # Still failing after the client's retries: a transient failure is tried again later, the waits going
+            # on doubling from where the client's left off; one that retrying cannot fix fails now.
+            if exc.retryable and delivery.attempts < MAX_ATTEMPTS:
+                delay = self.client.policy.backoff(self.client.policy.attempts + delivery.attempts - 1)
+                log.error("delivery %s (%s) failed (attempt %d of %d), next try in %.1f s: %s", delivery_id,
+                          delivery.event, delivery.attempts, MAX_ATTEMPTS, delay, exc)
+                self.deliveries.finish(delivery_id, "pending", str(exc), retry_in=delay)
+                if self.retry_later is not None:
+                    self.retry_later(delivery_id, delay)
+                return
+            why = str(exc) if not exc.retryable else f"given up after {delivery.attempts} attempts: {exc}"
+            log.error("delivery %s (%s) failed: %s", delivery_id, delivery.event, why)
+            self.deliveries.finish(delivery_id, "failed", why)
             return
         except Exception as exc:  # noqa: BLE001 - a bug here must not retry forever; the log has the traceback
             log.exception("delivery %s (%s) failed", delivery_id, delivery.event)
@@ -50,7 +83,7 @@ class Processor:
         self.deliveries.finish(delivery_id, "done", result)
 
     def report(self, ev: IssueEvent) -> str:
-        diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}")
+        diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo))
         existing = self.find_ours(ev)
         where = f"{ev.repo}#{ev.number}"
         if diag.verdict == "match":
@@ -77,17 +110,19 @@ class Processor:
             return f"{ev.repo}#{ev.number}: /triage {ev.verdict} but no answer of ours to judge"
         self.state.record_feedback(Feedback(
             source="github", user=ev.user, entry_id=mark.entry_id, signature=mark.signature, verdict=ev.verdict,
-            context={"repo": ev.repo, "issue": ev.number, "comment_url": ev.url},
+            context={"repo": ev.repo, "issue": ev.number, "comment_url": ev.url}, scope=github_scope(ev.repo),
+            role=ev.role,
         ))
         self._react(ev, "+1")
-        result = f"{ev.repo}#{ev.number}: {ev.user} marked {mark.entry_id} {ev.verdict}"
+        result = f"{ev.repo}#{ev.number}: {ev.user} ({ev.role}) marked {mark.entry_id} {ev.verdict}"
         if ev.verdict == "wrong":
             result += "; " + self._rediagnose(ev, ours, mark)
         return result
 
     def _rediagnose(self, ev: IssueEvent, ours: IssueComment, mark) -> str:
         """After `/triage wrong`, answer again from the issue itself: the matcher now skips the rejected entry."""
-        diag = self.state.diagnose(ev.report_text(with_comment=False), name=f"{ev.repo}#{ev.number}")
+        diag = self.state.diagnose(ev.report_text(with_comment=False), name=f"{ev.repo}#{ev.number}",
+                                   scope=github_scope(ev.repo))
         if diag.verdict == "match" and diag.matches[0].entry_id != mark.entry_id:
             self.upsert(ev, ours, self._render_match(diag))
             return f"now answered with {diag.matches[0].entry_id}"
@@ -102,8 +137,11 @@ class Processor:
         return render_match(diag, self.state.kb.documents(), confirmed.environment if confirmed else None)
 
     def find_ours(self, ev: IssueEvent) -> IssueComment | None:
-        """The bot's comment on this issue: the oldest one that carries the marker."""
-        return next((c for c in self.client.issue_comments(ev.repo, ev.number) if has_marker(c.body)), None)
+        """The bot's comment on this issue: the oldest one written by the bot's own login that carries the marker.
+        (Anyone can paste the marker into a comment; such a comment is never edited nor taken as our answer.)"""
+        login = self.bot_login().lower()
+        return next((c for c in self.client.issue_comments(ev.repo, ev.number)
+                     if c.user.lower() == login and has_marker(c.body)), None)
 
     def upsert(self, ev: IssueEvent, existing: IssueComment | None, body: str) -> None:
         """Edit our comment in place, or post it. A failed post is retried only after looking again, since a
@@ -120,9 +158,11 @@ class Processor:
             except GitHubAPIError as exc:
                 if not exc.retryable or attempt == policy.attempts:
                     raise
+                # The POST is tried once per call, so its own wait does not grow: double it here as for any call.
+                wait = max(exc.wait, policy.backoff(attempt))
                 log.warning("%s; looking for our comment again, then try %d of %d in %.1f s",
-                            exc, attempt + 1, policy.attempts, exc.wait)
-                self.client.sleep(exc.wait)
+                            exc, attempt + 1, policy.attempts, wait)
+                self.client.sleep(wait)
                 existing = self.find_ours(ev)
 
     def _react(self, ev: IssueEvent, content: str) -> None:
@@ -132,3 +172,7 @@ class Processor:
             self.client.react(ev.repo, ev.comment_id, content)
         except GitHubAPIError as exc:  # an acknowledgement only; the feedback itself is recorded
             log.warning("could not react to %s: %s", ev.url or ev.comment_id, exc)
+
+
+def settings_login(settings: Settings) -> str | None:
+    return (settings.github_bot_login or "").strip() or None

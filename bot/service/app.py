@@ -53,7 +53,7 @@ def create_app(settings: Settings, kb: KnowledgeBase | None = None) -> FastAPI:
 
     from bot.github.webhook import GitHubSurface
 
-    github = GitHubSurface(state)
+    github = GitHubSurface(state, kb_dir=kb.path if kb is not None else None)
     surfaces.append(github)
     app.include_router(github.router)
 

@@ -11,6 +11,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bot.service.logs import request_id_var
@@ -22,6 +23,29 @@ log = logging.getLogger(__name__)
 _STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                  405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
                  422: "invalid_request", 429: "too_many_requests", 503: "unavailable"}
+
+
+class ErrorBody(BaseModel):
+    """The one error shape (in the OpenAPI document)."""
+
+    ok: bool = False
+    status: int
+    code: str
+    error: str
+    request_id: str
+    details: list[dict] | None = None   # 422 only: the fields that failed validation
+
+
+_DESCRIPTIONS = {400: "The request cannot be read (bad JSON, wrong field types, bad headers)",
+                 401: "Missing or wrong signature", 404: "No such entry or path",
+                 413: "The body is over TRIAGE_MAX_REQUEST_BYTES", 415: "Unsupported content type",
+                 422: "A field failed validation", 409: "Already handled (a replayed request)",
+                 503: "Not ready (the KB is loading) or not configured"}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict]:
+    """`responses=` for a route: the error statuses it gives, each in the one error shape."""
+    return {s: {"model": ErrorBody, "description": _DESCRIPTIONS.get(s, "Error")} for s in statuses}
 
 
 class ServiceError(KBError):

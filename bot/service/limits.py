@@ -5,6 +5,7 @@ log lines of the same request.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 
 from bot.service.logs import accept_request_id, request_id_var
@@ -13,6 +14,7 @@ _BODY_METHODS = {"POST", "PUT", "PATCH"}
 # A refused body is still read (and dropped) up to this much: closing on unread data makes the client's TCP stack
 # reset the connection, and it would see "connection reset" instead of our 413.
 _DRAIN_LIMIT = 16 * 1024 * 1024
+_DRAIN_IDLE_S = 2.0   # ... and only while it keeps sending
 
 
 class RequestContextMiddleware:
@@ -44,8 +46,9 @@ class RequestContextMiddleware:
 class BodyLimitMiddleware:
     """Refuses bodies over `max_bytes` with 413 before any route sees them.
 
-    A declared Content-Length is checked at once; a body without one (chunked) is read up to the limit, then
-    handed on whole: routes (webhook signatures in particular) need the complete raw body anyway.
+    A declared Content-Length over the limit is answered at once, before any of the body is read; a body without
+    one (chunked) is read up to the limit, then handed on whole: routes (webhook signatures in particular) need the
+    complete raw body anyway.
     """
 
     def __init__(self, app, max_bytes: int):
@@ -84,13 +87,8 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     async def _refuse(self, receive, send, more: bool = True):
-        drained = 0
-        while more and drained <= _DRAIN_LIMIT:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            drained += len(message.get("body", b""))
-            more = message.get("more_body", False)
+        """Answer 413 at once (status and the whole error body go out before anything more is read), then read and
+        drop what the client still sends, so that closing does not reset the connection under the answer."""
         rid = request_id_var.get()
         body = json.dumps({"ok": False, "status": 413, "code": "payload_too_large",
                            "error": f"Request body is larger than {self.max_bytes} bytes (TRIAGE_MAX_REQUEST_BYTES).",
@@ -98,4 +96,15 @@ class BodyLimitMiddleware:
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close"), (b"x-request-id", rid.encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+        drained = 0
+        while more and drained <= _DRAIN_LIMIT:
+            try:
+                message = await asyncio.wait_for(receive(), _DRAIN_IDLE_S)
+            except asyncio.TimeoutError:
+                break
+            if message["type"] == "http.disconnect":
+                break
+            drained += len(message.get("body", b""))
+            more = message.get("more_body", False)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -1,7 +1,6 @@
 """The JSON API: /v1/diagnose, /v1/search, /v1/entries, and /healthz."""
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -10,7 +9,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 
-from bot.service.errors import ServiceError
+from bot.service.errors import ServiceError, error_responses
+from bot.service.jsonbody import parse_json
 from bot.service.state import ServiceState, service_state
 from kb.models import Diagnosis, Document
 from kb.report_input import decode_report
@@ -81,9 +81,9 @@ async def _read_diagnose_request(request: Request, max_report_bytes: int) -> Dia
         fields = {"text": _decoded(await request.body(), max_report_bytes, "body")}
     elif ctype in ("application/json", ""):
         try:
-            fields = json.loads(await request.body())
-        except ValueError:
-            raise ServiceError(400, "bad_request", "The body is not valid JSON.") from None
+            fields = parse_json(await request.body())
+        except ValueError as exc:
+            raise ServiceError(400, "bad_request", f"The body cannot be read: {exc}.") from None
     else:
         raise ServiceError(415, "unsupported_media_type",
                            "Send JSON {\"text\": ...}, a multipart form with a 'file' field, or text/plain.")
@@ -102,6 +102,7 @@ def _decoded(data: bytes, max_report_bytes: int, what: str) -> str:
 
 
 @router.post("/v1/diagnose", response_model=Diagnosis, openapi_extra=_DIAGNOSE_BODY,
+             responses=error_responses(400, 413, 415, 422, 503),
              summary="Diagnose a report (the object `diagnose --json` prints)")
 async def diagnose(request: Request, state: State) -> Diagnosis:
     state.require_ready()
@@ -112,21 +113,21 @@ async def diagnose(request: Request, state: State) -> Diagnosis:
     return await run_in_threadpool(state.diagnose, text, body.name, body.top)
 
 
-@router.get("/v1/search", response_model=list[SearchHit], summary="Hybrid (dense + BM25) search")
+@router.get("/v1/search", response_model=list[SearchHit], responses=error_responses(422, 503), summary="Hybrid (dense + BM25) search")
 async def search(state: State, q: Annotated[str, Query(min_length=1, max_length=10_000)],
                  top: Annotated[int, Query(ge=1, le=100)] = 5) -> list[SearchHit]:
     results = await run_in_threadpool(state.search, q, top)
     return [SearchHit(**r.__dict__) for r in results]
 
 
-@router.get("/v1/entries", response_model=list[EntrySummary], summary="Every entry of the knowledge base")
+@router.get("/v1/entries", response_model=list[EntrySummary], responses=error_responses(503), summary="Every entry of the knowledge base")
 async def entries(state: State) -> list[EntrySummary]:
     state.require_ready()
     return [EntrySummary(entry_id=d.doc_id, title=d.title, source=d.source, langs=d.langs, libraries=d.libraries)
             for d in state.kb.documents().values()]
 
 
-@router.get("/v1/entries/{entry_id}", response_model=Document, summary="One entry with all extracted fields")
+@router.get("/v1/entries/{entry_id}", response_model=Document, responses=error_responses(404, 503), summary="One entry with all extracted fields")
 async def entry(entry_id: str, state: State) -> Document:
     state.require_ready()
     doc = state.kb.documents().get(entry_id)
@@ -135,7 +136,7 @@ async def entry(entry_id: str, state: State) -> Document:
     return doc
 
 
-@router.get("/healthz", response_model=Health, summary="200 once the knowledge base is loaded, else 503")
+@router.get("/healthz", response_model=Health, responses={503: {"model": Health, "description": "Not ready"}}, summary="200 once the knowledge base is loaded, else 503")
 async def healthz(state: State):
     if state.ready:
         return Health(ok=True, status="ready", entries=len(state.kb.documents()), kb=str(state.kb.path))

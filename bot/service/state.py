@@ -57,7 +57,7 @@ class ServiceState:
                 from bot.cli import open_kb
 
                 kb = open_kb(self.settings, self.settings.kb)
-            feedback = FeedbackStore(kb.path)
+            feedback = FeedbackStore(kb.path, scoped=self.settings.feedback_veto_scope != "global")
             repro = ResultStore(kb.path)
             # Feedback makes the matcher skip entries marked wrong for a report's signature; repro results decide
             # whether a fix marked "repro" counts as verified (as in `diagnose`).
@@ -77,8 +77,13 @@ class ServiceState:
         log.info("knowledge base %s loaded (%d entries) in %.1f s", kb.path, len(kb.documents()),
                  time.monotonic() - started)
 
-    def wait_ready(self) -> None:
-        self._ready.wait()
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the KB is loaded: True once it is; False when loading failed (or `timeout` passed)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._ready.wait(0.5):
+            if self.load_error is not None or (deadline is not None and time.monotonic() > deadline):
+                return False
+        return True
 
     def require_ready(self) -> None:
         if not self.ready:
@@ -86,9 +91,11 @@ class ServiceState:
                        else "The knowledge base is still loading; retry in a few seconds.")
             raise NotReady(message)
 
-    def diagnose(self, text: str, name: str = "<request>", top: int = 3) -> Diagnosis:
+    def diagnose(self, text: str, name: str = "<request>", top: int = 3, scope: str | None = None) -> Diagnosis:
+        """`scope`: where the answer is given (kb.feedback.github_scope / slack_scope), so that vetoes said
+        elsewhere do not apply (unless TRIAGE_FEEDBACK_VETO_SCOPE=global); None: every veto applies."""
         self.require_ready()
-        with self._diagnose_lock:
+        with self._diagnose_lock, self.feedback.answering_in(scope):
             return self.diagnoser.diagnose(text, name=name, top=top)
 
     def record_feedback(self, fb: Feedback) -> Feedback:

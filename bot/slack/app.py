@@ -1,7 +1,8 @@
 """The Bolt app: Slack's request checks, the Web API client, and our listeners.
 
-`process_before_response=False`: each listener acks first and Bolt answers Slack at once, while the rest of the
-listener (diagnosis, Web API calls) goes on in Bolt's thread pool.
+Lazy listeners with `process_before_response=True`: each request's ack function runs in the request's own thread
+and Bolt answers Slack as soon as it returns (never waiting for a free listener thread, nor for the diagnosis lock);
+the work itself (diagnosis, Web API calls) runs afterwards in Bolt's listener pool.
 """
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def create_slack_bot(settings: Settings, state, verify: Verifier | None = None, 
         signing_secret=secret(settings.slack_signing_secret),
         # auth.test is called on the first verified request instead of at startup, so the service starts offline.
         token_verification_enabled=False,
-        process_before_response=False,
+        process_before_response=True,
         listener_executor=_ContextExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="slack"),
         logger=log,
     )

@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 from bot.slack import blocks
 from bot.slack.report import Report, ReportReader, plain_text, text_report
 from kb.errors import KBError
-from kb.feedback import Feedback
+from kb.feedback import Feedback, slack_scope
 from kb.models import Diagnosis
 
 log = logging.getLogger(__name__)
@@ -57,24 +57,33 @@ class Handlers:
         self._seen_lock = threading.Lock()
 
     def register(self, app: App) -> None:
-        app.command(COMMAND)(self.on_command)
-        app.event("app_mention")(self.on_mention)
-        app.shortcut(SHORTCUT)(self.on_shortcut)
-        app.action(blocks.ACTION_FIXED)(self.on_feedback)
-        app.action(blocks.ACTION_WRONG)(self.on_feedback)
+        """Lazy listeners: each request is acked by a function that only looks at the request (no diagnosis, no
+        lock, no Web API call), in the request's own thread; the work runs afterwards in Bolt's listener pool."""
+        app.command(COMMAND)(ack=self.ack_command, lazy=[self.on_command])
+        app.event("app_mention")(ack=_ack, lazy=[self.on_mention])
+        app.shortcut(SHORTCUT)(ack=_ack, lazy=[self.on_shortcut])
+        app.action(blocks.ACTION_FIXED)(ack=_ack, lazy=[self.on_feedback])
+        app.action(blocks.ACTION_WRONG)(ack=_ack, lazy=[self.on_feedback])
+
+    @staticmethod
+    def ack_command(ack, command):
+        _, text = _split_verify(command.get("text") or "")
+        if text:
+            ack()
+        else:
+            ack(text=USAGE)
 
     # --- ways in -------------------------------------------------------------------------------------------------
 
-    def on_command(self, ack, command, respond, client):
+    def on_command(self, command, respond, client):
         verify, text = _split_verify(command.get("text") or "")
         if not text:
-            ack(text=USAGE)
-            return
-        ack()
+            return  # the ack said how to use it
         reply = Reply(client, command.get("channel_id", ""), respond=respond,
                       response_type=self.state.settings.slack_response_type)
         report = text_report(text, self.state.settings.max_report_bytes)
-        self._answer(report, reply, verify, tell=lambda msg: _tell_via(respond, msg))
+        self._answer(report, reply, verify, tell=lambda msg: _tell_via(respond, msg),
+                     scope=_team_scope(command.get("team_id")))
 
     def on_mention(self, event, body, client, context):
         if self._already_seen(body.get("event_id")):
@@ -93,10 +102,9 @@ class Handlers:
             tell(f"I could not read this thread ({_api_error(exc)}). Is the bot invited to this channel?")
             return
         verify, _ = _split_verify(plain_text(event.get("text", "")))
-        self._answer(report, Reply(client, channel, thread_ts), verify, tell)
+        self._answer(report, Reply(client, channel, thread_ts), verify, tell, scope=_team_scope(body.get("team_id")))
 
-    def on_shortcut(self, ack, shortcut, client, respond):
-        ack()
+    def on_shortcut(self, shortcut, client, respond):
         message = shortcut.get("message") or {}
         channel = (shortcut.get("channel") or {}).get("id", "")
         thread_ts = message.get("thread_ts") or message.get("ts")
@@ -106,22 +114,24 @@ class Handlers:
             _log_api_error("reading the message", exc)
             _tell_via(respond, f"I could not read that message ({_api_error(exc)}).")
             return
-        self._answer(report, Reply(client, channel, thread_ts), False, tell=lambda msg: _tell_via(respond, msg))
+        self._answer(report, Reply(client, channel, thread_ts), False, tell=lambda msg: _tell_via(respond, msg),
+                     scope=_team_scope((shortcut.get("team") or {}).get("id")))
 
-    def on_feedback(self, ack, body, action, client, respond):
-        ack()
+    def on_feedback(self, body, action, client, respond):
         verdict = "fixed" if action["action_id"] == blocks.ACTION_FIXED else "wrong"
         user = body.get("user") or {}
         container = body.get("container") or {}
         message = body.get("message")
         channel = container.get("channel_id") or (body.get("channel") or {}).get("id", "")
         message_ts = container.get("message_ts") or (message or {}).get("ts", "")
+        team = (body.get("team") or {}).get("id")
         try:
             entry_id, signature = blocks.parse_feedback_value(action.get("value", ""))
             self.state.record_feedback(Feedback(
                 source="slack", user=user.get("id", ""), entry_id=entry_id, signature=signature, verdict=verdict,
-                context={"team": (body.get("team") or {}).get("id"), "channel": channel, "message_ts": message_ts,
+                context={"team": team, "channel": channel, "message_ts": message_ts,
                          "user_name": user.get("username") or user.get("name")},
+                scope=_team_scope(team) or "", role="workspace member",
             ))
         except (ValueError, KeyError, TypeError):
             log.warning("feedback button with an unreadable value %r", action.get("value", "")[:100])
@@ -148,13 +158,15 @@ class Handlers:
 
     # --- the common path -----------------------------------------------------------------------------------------
 
-    def _answer(self, report: Report, reply: Reply, verify: bool, tell: Callable[[str], None]) -> None:
+    def _answer(self, report: Report, reply: Reply, verify: bool, tell: Callable[[str], None],
+                scope: str | None = None) -> None:
+        """`scope`: the workspace the answer is given in (its vetoes apply; kb.feedback)."""
         if not report.text.strip():
             tell("I found no report to diagnose: paste the traceback or error message (a code block or a text "
                  f"snippet), then ask again. {_files_note(report)}".rstrip())
             return
         try:
-            diag = self.state.diagnose(report.text, name="slack")
+            diag = self.state.diagnose(report.text, name="slack", scope=scope)
         except KBError as exc:
             tell(f"Could not diagnose this report: {exc.user_message}")
             return
@@ -266,6 +278,14 @@ def _tell_ephemeral(client, channel: str, user: str, thread_ts: str, text: str) 
         client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=text)
     except SlackApiError as exc:
         log.warning("could not tell user %s %r: %s", user, text[:80], _api_error(exc))
+
+
+def _ack(ack):
+    ack()
+
+
+def _team_scope(team_id: object) -> str | None:
+    return slack_scope(team_id) if isinstance(team_id, str) and team_id else None
 
 
 def _split_verify(text: str) -> tuple[bool, str]:

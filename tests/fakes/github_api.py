@@ -40,8 +40,9 @@ class _Hold:
 
 
 class FakeGitHub:
-    def __init__(self, token: str = "test-token", page_size: int = 100):
+    def __init__(self, token: str = "test-token", page_size: int = 100, bot: dict | None = None):
         self.token = token
+        self.bot = bot or BOT      # the account the token acts as: GET /user answers it, and it writes comments
         self.page_size = page_size
         self._lock = threading.Condition()
         self.calls: list[Call] = []
@@ -107,7 +108,7 @@ class FakeGitHub:
 
     def bot_comments(self, repo: str, number: int) -> list[dict]:
         with self._lock:
-            return [c for c in self.comments.get((repo, number), []) if c["user"] == BOT]
+            return [c for c in self.comments.get((repo, number), []) if c["user"] == self.bot]
 
     # --- the server ------------------------------------------------------------------------------------------
     def _new_comment(self, repo: str, number: int, body: str, user: dict) -> dict:
@@ -118,6 +119,8 @@ class FakeGitHub:
         return c
 
     def _handle(self, method: str, path: str, query: dict, body: object) -> tuple[int, object, dict]:
+        if path == "/user" and method == "GET":
+            return 200, {**self.bot, "id": 4242}, {}
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues/(\d+)/comments", path)
         if m and method == "GET":
             repo, number = m.group(1), int(m.group(2))
@@ -130,7 +133,7 @@ class FakeGitHub:
                 headers["Link"] = f'<{self.url}{path}?per_page={size}&page={page + 1}>; rel="next"'
             return 200, chunk, headers
         if m and method == "POST":
-            return 201, self._new_comment(m.group(1), int(m.group(2)), body["body"], BOT), {}
+            return 201, self._new_comment(m.group(1), int(m.group(2)), body["body"], self.bot), {}
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues/comments/(\d+)", path)
         if m and method == "PATCH":
             for items in self.comments.values():
