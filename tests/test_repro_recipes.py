@@ -68,6 +68,37 @@ def test_cpu_recipe_reproduces_and_its_fix_verifies(recipe_id, literal):
 
 
 
+# Recipes on the real library stacks (issue 21): the GPU ones run where CUDA is, the XTuner one wherever its pinned
+# stack is installed; here (CI: no GPU, none of these packages) each must parse and be skipped with the reason.
+REAL_STACK_RECIPES = {   # recipe id: (entry, needs_gpu, GPUs, the package that gates it)
+    "fsdp-lm-head-flattened-liger": ("fsdp-lm-head-flattened", True, 1, "liger-kernel"),
+    "tp-vocab-not-divisible-colossalai": ("tp-vocab-not-divisible", True, 2, "colossalai"),
+    "moe-w1w3-merge-xtuner": ("moe-w1w3-merge-warning", False, 1, "xtuner"),
+}
+
+
+@pytest.mark.parametrize("recipe_id", list(REAL_STACK_RECIPES))
+def test_real_stack_recipe_parses_and_is_skipped_where_its_stack_is_missing(recipe_id):
+    from kb.repro.environment import detect, missing_packages, skip_reason
+
+    entry_id, needs_gpu, gpus, package = REAL_STACK_RECIPES[recipe_id]
+    recipe = BOOK.recipes[recipe_id]
+    assert (recipe.entry, recipe.needs_gpu, recipe.world_size) == (entry_id, needs_gpu, gpus)
+    assert any(p.startswith(package) for p in recipe.packages) and recipe.fix.args
+    assert recipe.memory_mb is None if needs_gpu else recipe.memory_mb
+    env = detect()
+    reason = skip_reason(recipe, env)
+    if needs_gpu and env.gpus < gpus:
+        assert reason.startswith(f"needs {gpus} CUDA GPU")
+    elif missing_packages(recipe.packages):
+        assert reason.startswith("needs ") and package in reason
+    if reason is None:
+        pytest.skip(f"{recipe_id} can run here: the stack it needs is installed (run it with triage repro run)")
+    for fix in (False, True):
+        result = run_recipe(recipe, fix=fix)
+        assert (result.status, result.reason, result.kind) == ("skipped", reason, recipe.kind)
+
+
 def test_the_kuberay_cluster_can_place_every_gpu_recipe_on_one_pod():
     import re
     from pathlib import Path
