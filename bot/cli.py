@@ -187,23 +187,26 @@ def export(ctx, kb_dir):
         click.echo(json.dumps(record, ensure_ascii=False))
 
 
-def _read_report(arg: str, max_bytes: int) -> tuple[str, str | None]:
-    """(text, problem): the report's text, or a one-line reason it cannot be read."""
-    from kb.report_input import decode_report
+def _read_report(arg: str, max_bytes: int):
+    """The report `arg` names (a file, or - for standard input) as kb.report_input.ReportText; its problem and notes
+    name the input."""
+    from kb.report_input import ReportText, read_report_bytes
 
+    name = "standard input" if arg == "-" else arg
     if arg == "-":
         data = sys.stdin.buffer.read()
     else:
         path = Path(arg)
         if not path.exists():
-            return "", f"{arg}: no such file"
+            return ReportText("", f"{arg}: no such file")
         if path.is_dir():
-            return "", f"{arg}: is a folder, not a report file"
+            return ReportText("", f"{arg}: is a folder, not a report file")
         try:
             data = path.read_bytes()
         except OSError as exc:
-            return "", f"{arg}: cannot read ({exc.strerror})"
-    return decode_report(data, max_bytes)
+            return ReportText("", f"{arg}: cannot read ({exc.strerror})")
+    got = read_report_bytes(data, max_bytes)
+    return ReportText(got.text, got.problem and f"{name}: {got.problem}", tuple(f"{name}: {n}" for n in got.notes))
 
 
 @main.command("diagnose")
@@ -231,7 +234,10 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
                           repro=ResultStore(kb.path, create=verify))
     status = 0
     for arg in files:
-        text, problem = _read_report(arg, settings.max_report_bytes)
+        report = _read_report(arg, settings.max_report_bytes)
+        text, problem = report.text, report.problem
+        for note in report.notes:
+            click.echo(f"note: {note}", err=True)
         if problem:
             click.echo(f"error: {problem}", err=True)
             if as_json:

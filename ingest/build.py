@@ -162,6 +162,7 @@ def ingest(
             if isinstance(got, Skipped):
                 report.skipped.append((source, got.reason))
                 continue
+            report.notes.extend(f"{source}: {note}" for note in got.notes)
             raws.append((source, str(path.resolve()), got))
 
         def is_unchanged(source: str, raw: RawDocument) -> bool:
