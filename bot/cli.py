@@ -1,6 +1,7 @@
 """Command line: `triage ingest|search|stats|export|eval|diagnose` and the `diagnose` shortcut.
 
-Errors of ours reach the user as one line (exit 1; 2 for usage and unreadable input); `--debug` shows the traceback.
+Errors of ours reach the user as one line (exit 1; 2 for usage, bad TRIAGE_* settings and unreadable input; 130 for
+Ctrl-C); `--debug` (on `triage` and on `diagnose`) shows the traceback of an unexpected one.
 """
 from __future__ import annotations
 
@@ -12,15 +13,21 @@ from pathlib import Path
 
 import click
 
-from kb.config import Settings
-from kb.errors import BadInput, KBError
+from kb import __version__
+from kb.config import Settings, load_settings
+from kb.errors import BadInput, ConfigError, KBError
 
 _debug = False
+INTERRUPTED = 130          # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
 
 
 def _fail(message: str, code: int) -> None:
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+def _exit_code(exc: KBError) -> int:
+    return 2 if isinstance(exc, (BadInput, ConfigError)) else 1
 
 
 def guarded(fn):
@@ -30,10 +37,8 @@ def guarded(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except BadInput as exc:
-            _fail(exc.user_message, 2)
         except KBError as exc:
-            _fail(exc.user_message, 1)
+            _fail(exc.user_message, _exit_code(exc))
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except BrokenPipeError:
@@ -48,8 +53,58 @@ def guarded(fn):
     return wrapper
 
 
+class _Edges:
+    """What every command shares at its edge, whichever way it was started (`triage X`, or `diagnose` alone):
+    Ctrl-C ends it with one line and exit code 130, and an error of ours raised outside `guarded` (a bad TRIAGE_*
+    setting read by a command's first line) is one line too."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            if _debug:
+                import traceback
+
+                traceback.print_exc()
+            click.echo("interrupted", err=True)
+            sys.exit(INTERRUPTED)
+        except KBError as exc:
+            _fail(exc.user_message, _exit_code(exc))
+
+
+class TriageGroup(_Edges, click.Group):
+    pass
+
+
+class TriageCommand(_Edges, click.Command):
+    pass
+
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    global _debug
+    _debug = _debug or value
+
+
+def debug_option(fn):
+    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+                        help="Show the full traceback of an unexpected error.")(fn)
+
+
+def version_option(fn):
+    return click.version_option(__version__, "--version", prog_name="triage-kb",
+                                message="%(prog)s %(version)s")(fn)
+
+
 def settings_from(ctx: click.Context) -> Settings:
-    return ctx.obj["settings"]
+    """The settings (TRIAGE_* variables), read on first use; a bad value is a one-line ConfigError."""
+    obj = ctx.ensure_object(dict)
+    if "settings" not in obj:
+        settings = load_settings()
+        from kb.index.tokenize import set_jieba_cache_dir
+
+        set_jieba_cache_dir(settings.cache_dir / "jieba")
+        obj["settings"] = settings
+    return obj["settings"]
 
 
 def kb_option(fn):
@@ -59,13 +114,25 @@ def kb_option(fn):
     )(fn)
 
 
+def _given_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
+    """--kb, else $TRIAGE_KB; refused when it names something that is not a folder (a file, say)."""
+    for path, origin in ((kb_dir, "--kb"), (settings.kb, "TRIAGE_KB")):
+        if path is None:
+            continue
+        if path.exists() and not path.is_dir():
+            raise BadInput(f"{origin} {path}: is a file, not a knowledge-base folder; give a folder (a new one is "
+                           f"created by: triage ingest <postmortems> --kb <folder>)")
+        return path
+    return None
+
+
 def resolve_kb_for_writing(settings: Settings, kb_dir: Path | None) -> Path:
-    return kb_dir or settings.kb or settings.default_kb_dir()
+    return _given_kb(settings, kb_dir) or settings.default_kb_dir()
 
 
 def _chosen_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
     """--kb, $TRIAGE_KB, or the user's own KB if it exists; None means the bundled starter KB."""
-    chosen = kb_dir or settings.kb
+    chosen = _given_kb(settings, kb_dir)
     if chosen is None and (settings.default_kb_dir() / "CURRENT").exists():
         chosen = settings.default_kb_dir()
     return chosen
@@ -90,19 +157,16 @@ def open_kb(settings: Settings, kb_dir: Path | None, progress=None):
     return KnowledgeBase.open(chosen, settings)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--debug", is_flag=True, help="Show full tracebacks of unexpected errors.")
-@click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
-    """triage-kb: a knowledge base of large-model training failures, and a traceback diagnoser."""
-    global _debug
-    _debug = debug
-    ctx.ensure_object(dict)
-    settings = Settings()
-    ctx.obj["settings"] = settings
-    from kb.index.tokenize import set_jieba_cache_dir
+CONTEXT = {"help_option_names": ["-h", "--help"]}
 
-    set_jieba_cache_dir(settings.cache_dir / "jieba")
+
+@click.group(cls=TriageGroup, context_settings=CONTEXT)
+@debug_option
+@version_option
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """triage-kb: a knowledge base of large-model training failures, and a traceback diagnoser."""
+    ctx.ensure_object(dict)
 
 
 @main.command()
@@ -194,6 +258,9 @@ def _read_report(arg: str, max_bytes: int):
 
     name = "standard input" if arg == "-" else arg
     if arg == "-":
+        if sys.stdin.isatty():
+            click.echo("Reading the report from standard input until end of file: paste it, then press Ctrl-D "
+                       "on a line of its own.", err=True)
         data = sys.stdin.buffer.read()
     else:
         path = Path(arg)
@@ -209,9 +276,11 @@ def _read_report(arg: str, max_bytes: int):
     return ReportText(got.text, got.problem and f"{name}: {got.problem}", tuple(f"{name}: {n}" for n in got.notes))
 
 
-@main.command("diagnose")
+@main.command("diagnose", cls=TriageCommand, context_settings=CONTEXT)
 @click.argument("files", nargs=-1, required=True)
 @kb_option
+@debug_option
+@version_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per input, one per line.")
 @click.option("--top", default=3, show_default=True, type=click.IntRange(1, 20), help="At most K matches.")
 @click.option("--verify", is_flag=True, help="Run the top match's reproduction recipe: does it confirm the report?")
@@ -378,8 +447,8 @@ main.add_command(repro)
 
 
 def diagnose_main() -> None:
-    """Entry point of the `diagnose` script: the same as `triage diagnose`."""
-    main(["diagnose", *sys.argv[1:]], prog_name="diagnose")
+    """Entry point of the `diagnose` script: the same as `triage diagnose`, with usage and help of its own."""
+    diagnose_cmd.main(sys.argv[1:], prog_name="diagnose")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import shutil
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from kb.models import SCHEMA_VERSION, Chunk, Document
 from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
 from ingest.extract import extract_document
-from ingest.read import RawDocument, Skipped, discover, read_path
+from ingest.read import SUFFIXES, RawDocument, Skipped, discover, read_path
 
 # Stage name, done, total. The CLI turns this into a progress bar.
 Progress = Callable[[str, int, int], None]
@@ -142,6 +143,10 @@ def ingest(
     tick = progress or (lambda stage, done, total: None)
     report = IngestReport()
     files = discover([Path(p) for p in paths])
+    if not files:
+        given = ", ".join(str(p) for p in paths)
+        raise BadInput(f"No postmortems found in {given} (looked for {' '.join(SUFFIXES)} files; hidden ones are left "
+                       f"out); nothing was ingested")
     kb_dir = Path(kb_dir)
     with _locked(kb_dir):
         prev = _open_previous(kb_dir, settings.model, report)
@@ -201,6 +206,13 @@ def ingest(
             if source not in rows and source not in report.removed:
                 rows[source] = _reuse(prev, doc_id, same_model, prev_vectors)
 
+        if not rows:
+            # Every file was skipped and there is no earlier KB: an index of nothing helps no one.
+            if prev:
+                prev.close()
+            report.notes.append("no document could be read, so no knowledge base was written")
+            report.seconds = time.perf_counter() - started
+            return report
         _dedupe_doc_ids(rows)
         embedder = None
         missing = [(r, j) for r in rows.values() for j, v in enumerate(r.vectors) if v is None]
@@ -235,47 +247,57 @@ def ingest(
 
         tick("index", 0, 1)
         gen = store.new_generation_dir(kb_dir)
-        conn = store.create_database(gen)
-        all_vectors: list[np.ndarray] = []
-        all_tokens: list[list[str]] = []
-        with conn:
-            for source in sorted(rows):
-                r = rows[source]
-                conn.execute(
-                    "INSERT INTO documents(doc_id, source, content_hash, origin, data) VALUES (?,?,?,?,?)",
-                    (r.doc.doc_id, source, r.doc.content_hash, r.origin, r.doc.model_dump_json()),
-                )
-                for c, toks, v in zip(r.chunks, r.tokens, r.vectors):
-                    conn.execute(
-                        "INSERT INTO chunks(row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens)"
-                        " VALUES (?,?,?,?,?,?,?,?,?)",
-                        (len(all_vectors), c.chunk_id, r.doc.doc_id, c.ordinal, c.section, c.lang, c.text,
-                         _sha(c.text), " ".join(toks)),
-                    )
-                    all_vectors.append(v)
-                    all_tokens.append(toks)
-        conn.close()
-        matrix = np.vstack(all_vectors).astype(np.float32) if all_vectors else np.zeros((0, dim), np.float32)
-        np.save(gen / store.VECTORS, matrix)
-        dense.build(matrix, gen)
-        sparse.build(all_tokens, gen)
-        store.write_manifest(gen, {
-            "schema_version": SCHEMA_VERSION,
-            "triage_kb": __version__,
-            "model": settings.model,
-            "dim": dim,
-            "tokenizer": TOKENIZER_VERSION,
-            "extractor": EXTRACTOR_VERSION,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "documents": len(rows),
-            "chunks": len(all_vectors),
-        })
+        try:
+            _write_generation(gen, rows, settings, dim, TOKENIZER_VERSION, report)
+        except BaseException:
+            shutil.rmtree(gen, ignore_errors=True)   # no half-written generation is left behind (Ctrl-C included)
+            raise
         store.publish_generation(kb_dir, gen)
         tick("index", 1, 1)
-    report.documents = len(rows)
-    report.chunks = len(all_vectors)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _write_generation(gen: Path, rows: dict[str, _Row], settings: Settings, dim: int, tokenizer: str,
+                      report: IngestReport) -> None:
+    """Write the documents, chunks, vectors, both indexes and the manifest of a new generation into `gen`."""
+    conn = store.create_database(gen)
+    all_vectors: list[np.ndarray] = []
+    all_tokens: list[list[str]] = []
+    with conn:
+        for source in sorted(rows):
+            r = rows[source]
+            conn.execute(
+                "INSERT INTO documents(doc_id, source, content_hash, origin, data) VALUES (?,?,?,?,?)",
+                (r.doc.doc_id, source, r.doc.content_hash, r.origin, r.doc.model_dump_json()),
+            )
+            for c, toks, v in zip(r.chunks, r.tokens, r.vectors):
+                conn.execute(
+                    "INSERT INTO chunks(row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens)"
+                    " VALUES (?,?,?,?,?,?,?,?,?)",
+                    (len(all_vectors), c.chunk_id, r.doc.doc_id, c.ordinal, c.section, c.lang, c.text,
+                     _sha(c.text), " ".join(toks)),
+                )
+                all_vectors.append(v)
+                all_tokens.append(toks)
+    conn.close()
+    matrix = np.vstack(all_vectors).astype(np.float32) if all_vectors else np.zeros((0, dim), np.float32)
+    np.save(gen / store.VECTORS, matrix)
+    dense.build(matrix, gen)
+    sparse.build(all_tokens, gen)
+    store.write_manifest(gen, {
+        "schema_version": SCHEMA_VERSION,
+        "triage_kb": __version__,
+        "model": settings.model,
+        "dim": dim,
+        "tokenizer": tokenizer,
+        "extractor": EXTRACTOR_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "documents": len(rows),
+        "chunks": len(all_vectors),
+    })
+    report.documents = len(rows)
+    report.chunks = len(all_vectors)
 
 
 def _dedupe_doc_ids(rows: dict[str, _Row]) -> None:
