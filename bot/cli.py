@@ -210,6 +210,8 @@ def ingest(ctx, paths, kb_dir, prune, with_starter, as_json):
 @guarded
 def search(ctx, text, kb_dir, top, as_json):
     """Hybrid (dense + BM25) search over the knowledge base."""
+    from kb.stats import kb_identity
+
     kb = open_kb(settings_from(ctx), kb_dir)
     results = kb.search(text, top=top)
     if as_json:
@@ -217,7 +219,7 @@ def search(ctx, text, kb_dir, top, as_json):
         return
     from bot.render import print_search_results
 
-    print_search_results(results)
+    print_search_results(results, kb=kb_identity(kb))
 
 
 @main.command()
@@ -234,8 +236,51 @@ def stats(ctx, kb_dir, as_json):
     if as_json:
         click.echo(json.dumps(info, ensure_ascii=False))
         return
-    for key, value in info.items():
-        click.echo(f"{key:>12}: {value}")
+    from bot.render import print_stats
+
+    print_stats(info)
+
+
+@main.command()
+@kb_option
+@click.pass_context
+@guarded
+def where(ctx, kb_dir):
+    """Which knowledge base the commands read, and why: --kb, $TRIAGE_KB, your own KB, the bundled starter KB."""
+    from bot.render import print_where
+    from ingest.starter import starter_kb_dir
+    from kb.starter import ENTRIES_DIR
+    from kb.stats import peek_identity
+
+    settings = settings_from(ctx)
+    _given_kb(settings, kb_dir)             # a file where a folder belongs is an error here too
+
+    def state(path: Path | None, unset: str, missing: str) -> str:
+        if path is None:
+            return unset
+        found = peek_identity(path)
+        if found is None:
+            return missing
+        from bot.render import when
+
+        n = found["documents"]
+        return f"{n} document{'s' if n != 1 else ''}, built {when(found['built_at'])}"
+
+    own = settings.default_kb_dir()
+    starter = starter_kb_dir(settings)
+    entries = len(list(ENTRIES_DIR.glob("*.md")))
+    choices = [
+        {"label": "--kb DIR", "path": kb_dir, "state": state(kb_dir, "not given", "no knowledge base built there yet")},
+        {"label": "$TRIAGE_KB", "path": settings.kb,
+         "state": state(settings.kb, "not set", "no knowledge base built there yet")},
+        {"label": "your own KB", "path": own,
+         "state": state(own, "", "not built; `triage ingest DIR` without --kb builds it")},
+        {"label": "bundled starter KB", "path": starter,
+         "state": state(starter, "", f"built on first use from the {entries} bundled entries")},
+    ]
+    chosen = _chosen_kb(settings, kb_dir)
+    used = 3 if chosen is None else 0 if kb_dir else 1 if settings.kb else 2
+    print_where(choices, used, resolve_kb_for_writing(settings, kb_dir))
 
 
 @main.command()
@@ -292,9 +337,12 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
     from bot.render import print_diagnosis
     from kb.diagnose import Diagnoser
 
+    from kb.stats import kb_identity
+
     settings = settings_from(ctx)
     with progress_bar(enabled=not as_json) as tick:
         kb = open_kb(settings, kb_dir, progress=tick)
+    source = kb_identity(kb)                # every answer says which knowledge base it came from
     from kb.feedback import FeedbackStore
     from kb.repro.results import ResultStore
 
@@ -320,10 +368,12 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
 
             verification = verify_and_record(diagnoser.repro, diag, text)
         if as_json:
-            click.echo(diag.model_dump_json() if verification is None else json.dumps(
-                {**diag.model_dump(mode="json"), "verification": verification.as_dict()}, ensure_ascii=False))
+            row = {**diag.model_dump(mode="json"), "kb": source}
+            if verification is not None:
+                row["verification"] = verification.as_dict()
+            click.echo(json.dumps(row, ensure_ascii=False))
         else:
-            print_diagnosis(diag, verification)
+            print_diagnosis(diag, verification, kb=source)
     # Nothing is left to write (the KB is opened read-only), and the OpenMP threads of FAISS and the query encoder
     # spin for seconds at interpreter teardown: end the process as soon as the output is out.
     sys.stdout.flush()

@@ -36,6 +36,23 @@ def shown(text: object) -> str:
     return escape(text)
 
 
+def when(stamp: str | None) -> str:
+    """A manifest's build time (2026-05-01T12:00:03+0000) as people read it: 2026-05-01 12:00."""
+    return stamp[:16].replace("T", " ") if stamp else "at an unknown time"
+
+
+def describe_kb(kb: dict) -> str:
+    """One line naming a knowledge base (kb.stats.kb_identity): its folder, size and build time, for markup."""
+    docs = kb.get("documents")
+    count = f"{docs} document{'s' if docs != 1 else ''}" if docs is not None else "documents not counted"
+    return f"{shown(kb['path'])} ({count}, built {shown(when(kb.get('built_at')))})"
+
+
+def print_kb_line(kb: dict | None) -> None:
+    if kb is not None:
+        console.print(f"  [dim]knowledge base: {describe_kb(kb)}[/]", soft_wrap=True)
+
+
 def print_ingest_report(report, kb_dir: Path) -> None:
     console.print(
         f"[bold]{shown(kb_dir)}[/]: {len(report.added)} added, {len(report.updated)} updated, "
@@ -49,9 +66,10 @@ def print_ingest_report(report, kb_dir: Path) -> None:
         err_console.print(f"  note: {shown(note)}")
 
 
-def print_search_results(results) -> None:
+def print_search_results(results, kb: dict | None = None) -> None:
     if not results:
         console.print("No results.")
+        print_kb_line(kb)
         return
     table = Table(show_lines=True)
     for col in ("#", "score", "source", "section", "text"):
@@ -60,9 +78,10 @@ def print_search_results(results) -> None:
         snippet = " ".join(r.text.split())[:240]
         table.add_row(str(i), f"{r.score:.3f}", shown(r.source), shown(r.section), shown(snippet))
     console.print(table)
+    print_kb_line(kb)
 
 
-def print_diagnosis(diag, verification=None) -> None:
+def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     from rich.panel import Panel
 
     head = f"[bold]{shown(diag.input)}[/]: "
@@ -91,8 +110,48 @@ def print_diagnosis(diag, verification=None) -> None:
         console.print(f"  [dim]report: {shown(q.exception_type or '')}: {shown(q.message[:200])}[/]")
     for note in q.notes:
         console.print(f"  [dim]note: {shown(note)}[/]")
+    print_kb_line(kb)
     if verification is not None:
         print_verification(verification)
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def print_stats(info: dict) -> None:
+    """`triage stats` for people (`--json` prints `info` itself)."""
+    langs = ", ".join(f"{lang} {n}" for lang, n in info["languages"].items()) or "-"
+    rows = [
+        ("knowledge base", shown(info["kb"])),
+        ("documents", f"{info['documents']} ({info['chunks']} chunks)"),
+        ("languages", shown(langs)),
+        ("built", shown(when(info.get("built")))),
+        ("model", f"{shown(info.get('model') or '-')} ({info.get('dim') or '?'} dimensions)"),
+        ("tokenizer", shown(info.get("tokenizer") or "-")),
+        ("size on disk", _size(info["bytes_on_disk"])),
+    ]
+    for label, value in rows:
+        console.print(f"[bold]{label:<15}[/]{value}", soft_wrap=True)
+
+
+def print_where(choices: list[dict], used: int, writes_to: Path) -> None:
+    """`triage where`: the places a KB is taken from, in order, and the one used now.
+
+    choices: each {"label", "path" (or None), "state"} in precedence order; used: the index of the one read now."""
+    console.print("Which knowledge base is read: the first of these that applies.")
+    for i, c in enumerate(choices):
+        mark = "[green bold]->[/]" if i == used else "  "
+        console.print(f"{mark} {i + 1}. {c['label']:<19} {shown(c['state'])}", soft_wrap=True)
+        if c["path"]:
+            console.print(f"{'':<26}[dim]{shown(c['path'])}[/]", soft_wrap=True)
+    chosen = choices[used]
+    console.print(f"Now read: {used + 1}. {chosen['label']}, {shown(chosen['path'])}", soft_wrap=True)
+    console.print(f"`triage ingest` without --kb writes to {shown(writes_to)}", soft_wrap=True)
 
 
 def print_verification(v) -> None:
