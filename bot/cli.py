@@ -170,18 +170,23 @@ def main(ctx: click.Context) -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @kb_option
 @click.option("--prune", is_flag=True, help="Drop documents whose files are gone.")
 @click.option("--with-starter", is_flag=True, help="Also include the bundled starter entries.")
+@click.option("--repair", is_flag=True,
+              help="Rebuild a damaged knowledge base from its stored chunks (PATHS may then be left out).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 @guarded
-def ingest(ctx, paths, kb_dir, prune, with_starter, as_json):
+def ingest(ctx, paths, kb_dir, prune, with_starter, repair, as_json):
     """Ingest postmortems (txt, md, html, GitHub issue JSON; files or folders) into a knowledge base."""
     from bot.progress import progress_bar
     from ingest.build import ingest as run_ingest
 
+    if not paths and not with_starter and not repair:
+        raise BadInput("Give the postmortem files or folders to ingest (or --repair to rebuild a damaged knowledge "
+                       "base from its stored chunks)")
     settings = settings_from(ctx)
     target = resolve_kb_for_writing(settings, kb_dir)
     paths = list(paths)
@@ -190,7 +195,7 @@ def ingest(ctx, paths, kb_dir, prune, with_starter, as_json):
 
         paths.append(ENTRIES_DIR)
     with progress_bar(enabled=not as_json) as tick:
-        report = run_ingest(paths, target, settings, prune=prune, progress=tick)
+        report = run_ingest(paths, target, settings, prune=prune, repair=repair, progress=tick)
     if as_json:
         click.echo(json.dumps({"kb": str(target), **report.as_dict()}, ensure_ascii=False))
     else:

@@ -98,17 +98,25 @@ def _locked(kb_dir: Path):
         yield
 
 
-def _open_previous(kb_dir: Path, model: str, report: IngestReport) -> store.KBStore | None:
+def _open_previous(kb_dir: Path, model: str, report: IngestReport) -> tuple[store.KBStore | None, list[str]]:
+    """The live generation to build on, and which of its files are damaged (checksums in its manifest). A damaged
+    database cannot be built on (its chunks are what a repair reads); damaged indexes or vectors can."""
     try:
-        prev = store.open_store(kb_dir)
+        prev = store.open_store(kb_dir, verify=False)
     except (IndexIncompatible, IndexCorrupt) as exc:
         report.notes.append(f"previous knowledge base not reused: {exc.user_message}")
-        return None
+        return None, []
     except KBError:
-        return None
+        return None, []
+    damaged = store.damaged_files(prev.gen, prev.manifest)
+    if store.DB in damaged:
+        prev.close()
+        report.notes.append(f"previous knowledge base not reused: its {store.DB} is damaged; built again from the "
+                            f"files given")
+        return None, []
     if prev.manifest.get("model") != model:
         report.notes.append(f"embedding model changed ({prev.manifest.get('model')} -> {model}): everything re-embedded")
-    return prev
+    return prev, damaged
 
 
 def _reuse(prev: store.KBStore, doc_id: str, same_model: bool, vectors: np.ndarray) -> _Row:
@@ -133,9 +141,14 @@ def ingest(
     settings: Settings,
     *,
     prune: bool = False,
+    repair: bool = False,
     progress: Progress | None = None,
 ) -> IngestReport:
-    """Ingest files and folders into the KB at `kb_dir` (created when missing)."""
+    """Ingest files and folders into the KB at `kb_dir` (created when missing).
+
+    A live generation with damaged files (checksums in its manifest) is rebuilt from its stored chunks even when no
+    file changed: indexes from the stored vectors and tokens, vectors re-embedded only if vectors.npy is the damaged
+    one. `repair` allows `paths` to be empty: rebuild what is there, read nothing new."""
     from kb.index.embed import load_embedder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -143,17 +156,25 @@ def ingest(
     tick = progress or (lambda stage, done, total: None)
     report = IngestReport()
     files = discover([Path(p) for p in paths])
-    if not files:
+    if not files and not repair:
         given = ", ".join(str(p) for p in paths)
         raise BadInput(f"No postmortems found in {given} (looked for {' '.join(SUFFIXES)} files; hidden ones are left "
                        f"out); nothing was ingested")
     kb_dir = Path(kb_dir)
     with _locked(kb_dir):
-        prev = _open_previous(kb_dir, settings.model, report)
+        prev, damaged = _open_previous(kb_dir, settings.model, report)
+        if repair and prev is None:
+            raise BadInput(f"Nothing at {kb_dir} to repair from (no readable knowledge base); "
+                           f"{store.rebuild_hint(kb_dir)}")
         prev_by_source = prev.doc_index() if prev else {}
-        same_model = bool(prev) and prev.manifest.get("model") == settings.model
+        vectors_ok = store.VECTORS not in damaged
+        # Stored vectors are reused only when they are the current model's and intact.
+        same_model = bool(prev) and prev.manifest.get("model") == settings.model and vectors_ok
         same_extractor = bool(prev) and prev.manifest.get("extractor") == EXTRACTOR_VERSION
-        prev_vectors = prev.vectors() if prev else np.zeros((0, 0), np.float32)
+        prev_vectors = prev.vectors() if prev and vectors_ok else np.zeros((0, 0), np.float32)
+        if damaged:
+            report.notes.append(f"damaged in the last build: {', '.join(damaged)}; rebuilt from the stored chunks"
+                                + ("" if vectors_ok else " (their vectors embedded again)"))
 
         raws: list[tuple[str, str, RawDocument]] = []   # (source, origin, raw)
         seen: set[str] = set()
@@ -180,7 +201,7 @@ def ingest(
         # Documents from earlier runs that this run did not read stay, unless --prune and their file is gone.
         report.removed = [s for s, (_, _, origin) in prev_by_source.items()
                           if prune and s not in read_now and not Path(origin).exists()]
-        if prev and not todo and not report.removed:
+        if prev and not todo and not report.removed and not damaged:
             # Nothing changed: keep the live generation as it is, without reading its chunks or vectors.
             report.documents = len(prev_by_source)
             report.chunks = prev.chunk_count()
@@ -285,7 +306,7 @@ def _write_generation(gen: Path, rows: dict[str, _Row], settings: Settings, dim:
     np.save(gen / store.VECTORS, matrix)
     dense.build(matrix, gen)
     sparse.build(all_tokens, gen)
-    store.write_manifest(gen, {
+    store.write_manifest(gen, _manifest_with_checksums(gen, {
         "schema_version": SCHEMA_VERSION,
         "triage_kb": __version__,
         "model": settings.model,
@@ -295,9 +316,13 @@ def _write_generation(gen: Path, rows: dict[str, _Row], settings: Settings, dim:
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "documents": len(rows),
         "chunks": len(all_vectors),
-    })
+    }))
     report.documents = len(rows)
     report.chunks = len(all_vectors)
+
+
+def _manifest_with_checksums(gen: Path, manifest: dict) -> dict:
+    return {**manifest, store.CHECKSUMS: store.generation_checksums(gen)}
 
 
 def _dedupe_doc_ids(rows: dict[str, _Row]) -> None:
