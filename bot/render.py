@@ -220,8 +220,8 @@ def print_cv(result: dict) -> None:
         b = base.get(name, {}).get("accuracy") if name != "pooled" else result.get("baselines", {}).get(
             "bm25_pooled_accuracy")
         table.add_row(shown(name), str(f["n"]), f"{f['accuracy']:.3f}", f"{f['top1']:.3f}",
-                      f"{f['wrong_on_positives']:.3f}", f"{f['abstention']:.3f}", f"{f['helpful_at_3']:.3f}", "-" if t is None else f"{t:.3f}",
-                      "-" if b is None else f"{b:.3f}")
+                      f"{f['wrong_on_positives']:.3f}", f"{f['abstention']:.3f}", f"{f['helpful_at_3']:.3f}",
+                      "-" if t is None else f"{t:.3f}", "-" if b is None else f"{b:.3f}")
     out = console if console.is_terminal else make_console(width=120)
     out.print(table)
     cal = Table(title="calibration: answers binned by confidence")
