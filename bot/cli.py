@@ -1,6 +1,7 @@
 """Command line: `triage ingest|search|stats|export|eval|diagnose` and the `diagnose` shortcut.
 
-Errors of ours reach the user as one line (exit 1; 2 for usage and unreadable input); `--debug` shows the traceback.
+Errors of ours reach the user as one line (exit 1; 2 for usage, bad TRIAGE_* settings and unreadable input; 130 for
+Ctrl-C); `--debug` (on `triage` and on `diagnose`) shows the traceback of an unexpected one.
 """
 from __future__ import annotations
 
@@ -12,15 +13,21 @@ from pathlib import Path
 
 import click
 
-from kb.config import Settings
-from kb.errors import BadInput, KBError
+from kb import __version__
+from kb.config import Settings, load_settings
+from kb.errors import BadInput, ConfigError, KBError
 
 _debug = False
+INTERRUPTED = 130          # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
 
 
 def _fail(message: str, code: int) -> None:
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+def _exit_code(exc: KBError) -> int:
+    return 2 if isinstance(exc, (BadInput, ConfigError)) else 1
 
 
 def guarded(fn):
@@ -30,10 +37,8 @@ def guarded(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except BadInput as exc:
-            _fail(exc.user_message, 2)
         except KBError as exc:
-            _fail(exc.user_message, 1)
+            _fail(exc.user_message, _exit_code(exc))
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except BrokenPipeError:
@@ -48,8 +53,58 @@ def guarded(fn):
     return wrapper
 
 
+class _Edges:
+    """What every command shares at its edge, whichever way it was started (`triage X`, or `diagnose` alone):
+    Ctrl-C ends it with one line and exit code 130, and an error of ours raised outside `guarded` (a bad TRIAGE_*
+    setting read by a command's first line) is one line too."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            if _debug:
+                import traceback
+
+                traceback.print_exc()
+            click.echo("interrupted", err=True)
+            sys.exit(INTERRUPTED)
+        except KBError as exc:
+            _fail(exc.user_message, _exit_code(exc))
+
+
+class TriageGroup(_Edges, click.Group):
+    pass
+
+
+class TriageCommand(_Edges, click.Command):
+    pass
+
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    global _debug
+    _debug = _debug or value
+
+
+def debug_option(fn):
+    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+                        help="Show the full traceback of an unexpected error.")(fn)
+
+
+def version_option(fn):
+    return click.version_option(__version__, "--version", prog_name="triage-kb",
+                                message="%(prog)s %(version)s")(fn)
+
+
 def settings_from(ctx: click.Context) -> Settings:
-    return ctx.obj["settings"]
+    """The settings (TRIAGE_* variables), read on first use; a bad value is a one-line ConfigError."""
+    obj = ctx.ensure_object(dict)
+    if "settings" not in obj:
+        settings = load_settings()
+        from kb.index.tokenize import set_jieba_cache_dir
+
+        set_jieba_cache_dir(settings.cache_dir / "jieba")
+        obj["settings"] = settings
+    return obj["settings"]
 
 
 def kb_option(fn):
@@ -59,13 +114,25 @@ def kb_option(fn):
     )(fn)
 
 
+def _given_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
+    """--kb, else $TRIAGE_KB; refused when it names something that is not a folder (a file, say)."""
+    for path, origin in ((kb_dir, "--kb"), (settings.kb, "TRIAGE_KB")):
+        if path is None:
+            continue
+        if path.exists() and not path.is_dir():
+            raise BadInput(f"{origin} {path}: is a file, not a knowledge-base folder; give a folder (a new one is "
+                           f"created by: triage ingest <postmortems> --kb <folder>)")
+        return path
+    return None
+
+
 def resolve_kb_for_writing(settings: Settings, kb_dir: Path | None) -> Path:
-    return kb_dir or settings.kb or settings.default_kb_dir()
+    return _given_kb(settings, kb_dir) or settings.default_kb_dir()
 
 
 def _chosen_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
     """--kb, $TRIAGE_KB, or the user's own KB if it exists; None means the bundled starter KB."""
-    chosen = kb_dir or settings.kb
+    chosen = _given_kb(settings, kb_dir)
     if chosen is None and (settings.default_kb_dir() / "CURRENT").exists():
         chosen = settings.default_kb_dir()
     return chosen
@@ -90,34 +157,36 @@ def open_kb(settings: Settings, kb_dir: Path | None, progress=None):
     return KnowledgeBase.open(chosen, settings)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--debug", is_flag=True, help="Show full tracebacks of unexpected errors.")
-@click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
-    """triage-kb: a knowledge base of large-model training failures, and a traceback diagnoser."""
-    global _debug
-    _debug = debug
-    ctx.ensure_object(dict)
-    settings = Settings()
-    ctx.obj["settings"] = settings
-    from kb.index.tokenize import set_jieba_cache_dir
+CONTEXT = {"help_option_names": ["-h", "--help"]}
 
-    set_jieba_cache_dir(settings.cache_dir / "jieba")
+
+@click.group(cls=TriageGroup, context_settings=CONTEXT)
+@debug_option
+@version_option
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """triage-kb: a knowledge base of large-model training failures, and a traceback diagnoser."""
+    ctx.ensure_object(dict)
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @kb_option
 @click.option("--prune", is_flag=True, help="Drop documents whose files are gone.")
 @click.option("--with-starter", is_flag=True, help="Also include the bundled starter entries.")
+@click.option("--repair", is_flag=True,
+              help="Rebuild a damaged knowledge base from its stored chunks (PATHS may then be left out).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 @guarded
-def ingest(ctx, paths, kb_dir, prune, with_starter, as_json):
+def ingest(ctx, paths, kb_dir, prune, with_starter, repair, as_json):
     """Ingest postmortems (txt, md, html, GitHub issue JSON; files or folders) into a knowledge base."""
     from bot.progress import progress_bar
     from ingest.build import ingest as run_ingest
 
+    if not paths and not with_starter and not repair:
+        raise BadInput("Give the postmortem files or folders to ingest (or --repair to rebuild a damaged knowledge "
+                       "base from its stored chunks)")
     settings = settings_from(ctx)
     target = resolve_kb_for_writing(settings, kb_dir)
     paths = list(paths)
@@ -126,7 +195,7 @@ def ingest(ctx, paths, kb_dir, prune, with_starter, as_json):
 
         paths.append(ENTRIES_DIR)
     with progress_bar(enabled=not as_json) as tick:
-        report = run_ingest(paths, target, settings, prune=prune, progress=tick)
+        report = run_ingest(paths, target, settings, prune=prune, repair=repair, progress=tick)
     if as_json:
         click.echo(json.dumps({"kb": str(target), **report.as_dict()}, ensure_ascii=False))
     else:
@@ -146,6 +215,8 @@ def ingest(ctx, paths, kb_dir, prune, with_starter, as_json):
 @guarded
 def search(ctx, text, kb_dir, top, as_json):
     """Hybrid (dense + BM25) search over the knowledge base."""
+    from kb.stats import kb_identity
+
     kb = open_kb(settings_from(ctx), kb_dir)
     results = kb.search(text, top=top)
     if as_json:
@@ -153,7 +224,7 @@ def search(ctx, text, kb_dir, top, as_json):
         return
     from bot.render import print_search_results
 
-    print_search_results(results)
+    print_search_results(results, kb=kb_identity(kb))
 
 
 @main.command()
@@ -170,8 +241,51 @@ def stats(ctx, kb_dir, as_json):
     if as_json:
         click.echo(json.dumps(info, ensure_ascii=False))
         return
-    for key, value in info.items():
-        click.echo(f"{key:>12}: {value}")
+    from bot.render import print_stats
+
+    print_stats(info)
+
+
+@main.command()
+@kb_option
+@click.pass_context
+@guarded
+def where(ctx, kb_dir):
+    """Which knowledge base the commands read, and why: --kb, $TRIAGE_KB, your own KB, the bundled starter KB."""
+    from bot.render import print_where
+    from ingest.starter import starter_kb_dir
+    from kb.starter import ENTRIES_DIR
+    from kb.stats import peek_identity
+
+    settings = settings_from(ctx)
+    _given_kb(settings, kb_dir)             # a file where a folder belongs is an error here too
+
+    def state(path: Path | None, unset: str, missing: str) -> str:
+        if path is None:
+            return unset
+        found = peek_identity(path)
+        if found is None:
+            return missing
+        from bot.render import when
+
+        n = found["documents"]
+        return f"{n} document{'s' if n != 1 else ''}, built {when(found['built_at'])}"
+
+    own = settings.default_kb_dir()
+    starter = starter_kb_dir(settings)
+    entries = len(list(ENTRIES_DIR.glob("*.md")))
+    choices = [
+        {"label": "--kb DIR", "path": kb_dir, "state": state(kb_dir, "not given", "no knowledge base built there yet")},
+        {"label": "$TRIAGE_KB", "path": settings.kb,
+         "state": state(settings.kb, "not set", "no knowledge base built there yet")},
+        {"label": "your own KB", "path": own,
+         "state": state(own, "", "not built; `triage ingest DIR` without --kb builds it")},
+        {"label": "bundled starter KB", "path": starter,
+         "state": state(starter, "", f"built on first use from the {entries} bundled entries")},
+    ]
+    chosen = _chosen_kb(settings, kb_dir)
+    used = 3 if chosen is None else 0 if kb_dir else 1 if settings.kb else 2
+    print_where(choices, used, resolve_kb_for_writing(settings, kb_dir))
 
 
 @main.command()
@@ -187,28 +301,36 @@ def export(ctx, kb_dir):
         click.echo(json.dumps(record, ensure_ascii=False))
 
 
-def _read_report(arg: str, max_bytes: int) -> tuple[str, str | None]:
-    """(text, problem): the report's text, or a one-line reason it cannot be read."""
-    from kb.report_input import decode_report
+def _read_report(arg: str, max_bytes: int):
+    """The report `arg` names (a file, or - for standard input) as kb.report_input.ReportText; its problem and notes
+    name the input."""
+    from kb.report_input import ReportText, read_report_bytes
 
+    name = "standard input" if arg == "-" else arg
     if arg == "-":
+        if sys.stdin.isatty():
+            click.echo("Reading the report from standard input until end of file: paste it, then press Ctrl-D "
+                       "on a line of its own.", err=True)
         data = sys.stdin.buffer.read()
     else:
         path = Path(arg)
         if not path.exists():
-            return "", f"{arg}: no such file"
+            return ReportText("", f"{arg}: no such file")
         if path.is_dir():
-            return "", f"{arg}: is a folder, not a report file"
+            return ReportText("", f"{arg}: is a folder, not a report file")
         try:
             data = path.read_bytes()
         except OSError as exc:
-            return "", f"{arg}: cannot read ({exc.strerror})"
-    return decode_report(data, max_bytes)
+            return ReportText("", f"{arg}: cannot read ({exc.strerror})")
+    got = read_report_bytes(data, max_bytes)
+    return ReportText(got.text, got.problem and f"{name}: {got.problem}", tuple(f"{name}: {n}" for n in got.notes))
 
 
-@main.command("diagnose")
+@main.command("diagnose", cls=TriageCommand, context_settings=CONTEXT)
 @click.argument("files", nargs=-1, required=True)
 @kb_option
+@debug_option
+@version_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per input, one per line.")
 @click.option("--top", default=3, show_default=True, type=click.IntRange(1, 20), help="At most K matches.")
 @click.option("--verify", is_flag=True, help="Run the top match's reproduction recipe: does it confirm the report?")
@@ -220,9 +342,12 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
     from bot.render import print_diagnosis
     from kb.diagnose import Diagnoser
 
+    from kb.stats import kb_identity
+
     settings = settings_from(ctx)
     with progress_bar(enabled=not as_json) as tick:
         kb = open_kb(settings, kb_dir, progress=tick)
+    source = kb_identity(kb)                # every answer says which knowledge base it came from
     from kb.feedback import FeedbackStore
     from kb.repro.results import ResultStore
 
@@ -231,7 +356,10 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
                           repro=ResultStore(kb.path, create=verify))
     status = 0
     for arg in files:
-        text, problem = _read_report(arg, settings.max_report_bytes)
+        report = _read_report(arg, settings.max_report_bytes)
+        text, problem = report.text, report.problem
+        for note in report.notes:
+            click.echo(f"note: {note}", err=True)
         if problem:
             click.echo(f"error: {problem}", err=True)
             if as_json:
@@ -245,10 +373,12 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
 
             verification = verify_and_record(diagnoser.repro, diag, text)
         if as_json:
-            click.echo(diag.model_dump_json() if verification is None else json.dumps(
-                {**diag.model_dump(mode="json"), "verification": verification.as_dict()}, ensure_ascii=False))
+            row = {**diag.model_dump(mode="json"), "kb": source}
+            if verification is not None:
+                row["verification"] = verification.as_dict()
+            click.echo(json.dumps(row, ensure_ascii=False))
         else:
-            print_diagnosis(diag, verification)
+            print_diagnosis(diag, verification, kb=source)
     # Nothing is left to write (the KB is opened read-only), and the OpenMP threads of FAISS and the query encoder
     # spin for seconds at interpreter teardown: end the process as soon as the output is out.
     sys.stdout.flush()
@@ -372,8 +502,8 @@ main.add_command(repro)
 
 
 def diagnose_main() -> None:
-    """Entry point of the `diagnose` script: the same as `triage diagnose`."""
-    main(["diagnose", *sys.argv[1:]], prog_name="diagnose")
+    """Entry point of the `diagnose` script: the same as `triage diagnose`, with usage and help of its own."""
+    diagnose_cmd.main(sys.argv[1:], prog_name="diagnose")
 
 
 if __name__ == "__main__":

@@ -1,93 +1,174 @@
 """Terminal rendering of command results (rich). Pure presentation: no matching or storage logic here."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+
+
+def make_console(**options) -> Console:
+    """A console for our output: no guessing at highlights, and no `:name:` emoji codes (a report's `:warning:` is
+    text, not an emoji)."""
+    return Console(highlight=False, emoji=False, **options)
+
+
+console = make_console()
+err_console = make_console(stderr=True)
+
+# Control characters other than tab and newline: an ESC would let a pasted log recolour (or clear) the terminal, a
+# carriage return or backspace would overwrite what was printed before it.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: object) -> str:
+    """Text from a report, an entry, a file name or a result, ready to go inside rich markup: shown as it is.
+
+    Every renderer passes such text through here, and only here. Brackets are escaped (`[/INST]` would end a tag
+    that was never opened and crash rich; `[rank0]` or `[red]` would be taken for a style and vanish), and control
+    characters are written out as `\\xNN` (an ANSI colour code shows as text instead of colouring the terminal).
+    """
+    text = str(text).replace("\r\n", "\n")
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return escape(text)
+
+
+def when(stamp: str | None) -> str:
+    """A manifest's build time (2026-05-01T12:00:03+0000) as people read it: 2026-05-01 12:00."""
+    return stamp[:16].replace("T", " ") if stamp else "at an unknown time"
+
+
+def describe_kb(kb: dict) -> str:
+    """One line naming a knowledge base (kb.stats.kb_identity): its folder, size and build time, for markup."""
+    docs = kb.get("documents")
+    count = f"{docs} document{'s' if docs != 1 else ''}" if docs is not None else "documents not counted"
+    return f"{shown(kb['path'])} ({count}, built {shown(when(kb.get('built_at')))})"
+
+
+def print_kb_line(kb: dict | None) -> None:
+    if kb is not None:
+        console.print(f"  [dim]knowledge base: {describe_kb(kb)}[/]", soft_wrap=True)
 
 
 def print_ingest_report(report, kb_dir: Path) -> None:
     console.print(
-        f"[bold]{kb_dir}[/]: {len(report.added)} added, {len(report.updated)} updated, "
+        f"[bold]{shown(kb_dir)}[/]: {len(report.added)} added, {len(report.updated)} updated, "
         f"{len(report.unchanged)} unchanged, {len(report.removed)} removed, {len(report.skipped)} skipped "
         f"-> {report.documents} documents, {report.chunks} chunks ({report.embedded} embedded) "
         f"in {report.seconds:.1f}s"
     )
     for source, reason in report.skipped:
-        err_console.print(f"  skipped {source}: {reason}")
+        err_console.print(f"  skipped {shown(source)}: {shown(reason)}")
     for note in report.notes:
-        err_console.print(f"  note: {note}")
+        err_console.print(f"  note: {shown(note)}")
 
 
-def print_search_results(results) -> None:
+def print_search_results(results, kb: dict | None = None) -> None:
     if not results:
         console.print("No results.")
+        print_kb_line(kb)
         return
     table = Table(show_lines=True)
     for col in ("#", "score", "source", "section", "text"):
         table.add_column(col, overflow="fold")
     for i, r in enumerate(results, 1):
         snippet = " ".join(r.text.split())[:240]
-        table.add_row(str(i), f"{r.score:.3f}", r.source, r.section, snippet)
+        table.add_row(str(i), f"{r.score:.3f}", shown(r.source), shown(r.section), shown(snippet))
     console.print(table)
+    print_kb_line(kb)
 
 
-def print_diagnosis(diag, verification=None) -> None:
+def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     from rich.panel import Panel
 
-    head = f"[bold]{diag.input}[/]: "
+    head = f"[bold]{shown(diag.input)}[/]: "
     if diag.verdict == "match":
         best = diag.matches[0]
-        console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{best.title}[/]")
-        console.print(f"  entry: {best.entry_id}   source: {best.source}")
-        console.print(Panel(best.root_cause or "(no root cause recorded)", title="Root cause", expand=False))
+        console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{shown(best.title)}[/]")
+        console.print(f"  entry: {shown(best.entry_id)}   source: {shown(best.source)}")
+        console.print(Panel(shown(best.root_cause or "(no root cause recorded)"), title="Root cause", expand=False))
         for fix in best.fixes:
             by_repro = fix.verified and fix.verified_by == "repro"
             mark = "[green]✔ verified by repro[/] " if by_repro else "[green]✔ verified[/] " if fix.verified else "  "
-            who = f" ({fix.verified_by})" if fix.verified and not by_repro else ""
-            console.print(f"  {mark}{fix.text}{who}")
+            who = f" ({shown(fix.verified_by)})" if fix.verified and not by_repro else ""
+            console.print(f"  {mark}{shown(fix.text)}{who}")
         if best.evidence:
             console.print("  [dim]evidence:[/]")
             for line in best.evidence:
-                console.print(f"    [dim]- {line}[/]")
+                console.print(f"    [dim]- {shown(line)}[/]")
         for other in diag.matches[1:]:
-            console.print(f"  also possible: {other.title} ({other.entry_id}, score {other.score:.2f})")
+            console.print(f"  also possible: {shown(other.title)} ({shown(other.entry_id)}, score {other.score:.2f})")
     else:
-        console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {diag.reason}")
+        console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {shown(diag.reason)}")
         for rel in diag.related:
-            console.print(f"  related: {rel.title} ({rel.entry_id}) - not accepted: {rel.reason}")
+            console.print(f"  related: {shown(rel.title)} ({shown(rel.entry_id)}) - not accepted: {shown(rel.reason)}")
     q = diag.query
     if q.exception_type or q.message:
-        console.print(f"  [dim]report: {q.exception_type or ''}: {q.message[:200]}[/]")
+        console.print(f"  [dim]report: {shown(q.exception_type or '')}: {shown(q.message[:200])}[/]")
     for note in q.notes:
-        console.print(f"  [dim]note: {note}[/]")
+        console.print(f"  [dim]note: {shown(note)}[/]")
+    print_kb_line(kb)
     if verification is not None:
         print_verification(verification)
 
 
-def print_verification(v) -> None:
-    from rich.markup import escape
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
 
+
+def print_stats(info: dict) -> None:
+    """`triage stats` for people (`--json` prints `info` itself)."""
+    langs = ", ".join(f"{lang} {n}" for lang, n in info["languages"].items()) or "-"
+    rows = [
+        ("knowledge base", shown(info["kb"])),
+        ("documents", f"{info['documents']} ({info['chunks']} chunks)"),
+        ("languages", shown(langs)),
+        ("built", shown(when(info.get("built")))),
+        ("model", f"{shown(info.get('model') or '-')} ({info.get('dim') or '?'} dimensions)"),
+        ("tokenizer", shown(info.get("tokenizer") or "-")),
+        ("size on disk", _size(info["bytes_on_disk"])),
+    ]
+    for label, value in rows:
+        console.print(f"[bold]{label:<15}[/]{value}", soft_wrap=True)
+
+
+def print_where(choices: list[dict], used: int, writes_to: Path) -> None:
+    """`triage where`: the places a KB is taken from, in order, and the one used now.
+
+    choices: each {"label", "path" (or None), "state"} in precedence order; used: the index of the one read now."""
+    console.print("Which knowledge base is read: the first of these that applies.")
+    for i, c in enumerate(choices):
+        mark = "[green bold]->[/]" if i == used else "  "
+        console.print(f"{mark} {i + 1}. {c['label']:<19} {shown(c['state'])}", soft_wrap=True)
+        if c["path"]:
+            console.print(f"{'':<26}[dim]{shown(c['path'])}[/]", soft_wrap=True)
+    chosen = choices[used]
+    console.print(f"Now read: {used + 1}. {chosen['label']}, {shown(chosen['path'])}", soft_wrap=True)
+    console.print(f"`triage ingest` without --kb writes to {shown(writes_to)}", soft_wrap=True)
+
+
+def print_verification(v) -> None:
     color = {"confirmed": "green", "not_confirmed": "red"}.get(v.verdict, "yellow")
     took = f" in {v.duration_s:.1f} s" if v.duration_s else ""
-    console.print(f"  verify: [{color} bold]{v.verdict.replace('_', ' ')}[/] - {escape(v.reason)}{took}")
+    console.print(f"  verify: [{color} bold]{shown(v.verdict.replace('_', ' '))}[/] - {shown(v.reason)}{took}")
     if v.reproduced:
-        console.print(f"    [dim]reproduced: {escape(v.reproduced[:200])}[/]")
+        console.print(f"    [dim]reproduced: {shown(v.reproduced[:200])}[/]")
 
 
 def print_recipes(rows: list[dict]) -> None:
-    from rich.markup import escape
-
     table = Table(title="reproduction recipes")
     for col in ("recipe", "entry", "kind", "GPU", "ranks", "last reproduce", "last fix"):
         table.add_column(col, overflow="fold", no_wrap=col in ("recipe", "kind"))
     for r in rows:
-        table.add_row(r["id"], r["entry_id"], r["kind"], "yes" if r["needs_gpu"] else "no", str(r["world_size"]),
-                      escape(r["last"]["reproduce"] or "-"), escape(r["last"]["fix"] or "-"))
+        table.add_row(shown(r["id"]), shown(r["entry_id"]), shown(r["kind"]), "yes" if r["needs_gpu"] else "no",
+                      str(r["world_size"]), shown(r["last"]["reproduce"] or "-"), shown(r["last"]["fix"] or "-"))
     console.print(table)
 
 
@@ -95,19 +176,18 @@ _STATUS_COLOR = {"reproduced": "green", "fix_verified": "green", "skipped": "yel
 
 
 def print_repro_results(results) -> None:
-    from rich.markup import escape
-
     table = Table()
     for col in ("recipe", "mode", "status", "time", "ran on"):
         table.add_column(col, no_wrap=col != "ran on", overflow="fold")
     for r in results:
         env = r.environment
         where = f"{r.backend}: torch {env.get('torch') or '-'}, {env.get('device') or '-'}" if env else r.backend
-        table.add_row(r.recipe_id, r.mode, f"[{_STATUS_COLOR.get(r.status, 'red')}]{r.status}[/]",
-                      f"{r.duration_s:.1f}s", escape(where))
+        color = _STATUS_COLOR.get(r.status, "red")
+        table.add_row(shown(r.recipe_id), shown(r.mode), f"[{color}]{shown(r.status)}[/]", f"{r.duration_s:.1f}s",
+                      shown(where))
     console.print(table)
     for r in results:
-        console.print(f"[bold]{r.recipe_id}[/] ({r.entry_id}, {r.mode}): {escape(r.reason)}")
+        console.print(f"[bold]{shown(r.recipe_id)}[/] ({shown(r.entry_id)}, {shown(r.mode)}): {shown(r.reason)}")
 
 
 def print_eval(figures) -> None:
@@ -116,14 +196,14 @@ def print_eval(figures) -> None:
         table.add_column(col)
     for f in figures:
         t = "-" if f.threshold is None else f"{f.threshold:.3f}"
-        table.add_row(f.name, f"{f.top1_positive:.3f}", str(f.wrong_on_positive), f"{f.abstention:.3f}",
+        table.add_row(shown(f.name), f"{f.top1_positive:.3f}", str(f.wrong_on_positive), f"{f.abstention:.3f}",
                       f"{f.overall:.3f}", f"{f.recall_at_3:.3f}", t)
     # Piped into a file or CI log, rich would squeeze the table into 80 columns; the figures need ~110.
-    out = console if console.is_terminal else Console(highlight=False, width=120)
+    out = console if console.is_terminal else make_console(width=120)
     out.print(table)
     out.print(f"[bold]misses of the matcher ({len(figures[0].misses)}):[/]")
     for miss in figures[0].misses:
-        out.print(f"  {miss}", overflow="ignore", crop=False)
+        out.print(f"  {shown(miss)}", overflow="ignore", crop=False)
 
 
 def print_cv(result: dict) -> None:
@@ -139,10 +219,10 @@ def print_cv(result: dict) -> None:
         t = f.get("threshold")
         b = base.get(name, {}).get("accuracy") if name != "pooled" else result.get("baselines", {}).get(
             "bm25_pooled_accuracy")
-        table.add_row(name, str(f["n"]), f"{f['accuracy']:.3f}", f"{f['top1']:.3f}", f"{f['wrong_on_positives']:.3f}",
-                      f"{f['abstention']:.3f}", f"{f['helpful_at_3']:.3f}", "-" if t is None else f"{t:.3f}",
-                      "-" if b is None else f"{b:.3f}")
-    out = console if console.is_terminal else Console(highlight=False, width=120)
+        table.add_row(shown(name), str(f["n"]), f"{f['accuracy']:.3f}", f"{f['top1']:.3f}",
+                      f"{f['wrong_on_positives']:.3f}", f"{f['abstention']:.3f}", f"{f['helpful_at_3']:.3f}",
+                      "-" if t is None else f"{t:.3f}", "-" if b is None else f"{b:.3f}")
+    out = console if console.is_terminal else make_console(width=120)
     out.print(table)
     cal = Table(title="calibration: answers binned by confidence")
     for col in ("confidence", "answers", "right", "share right"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import shutil
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from kb.models import SCHEMA_VERSION, Chunk, Document
 from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
 from ingest.extract import extract_document
-from ingest.read import RawDocument, Skipped, discover, read_path
+from ingest.read import SUFFIXES, RawDocument, Skipped, discover, read_path
 
 # Stage name, done, total. The CLI turns this into a progress bar.
 Progress = Callable[[str, int, int], None]
@@ -97,17 +98,25 @@ def _locked(kb_dir: Path):
         yield
 
 
-def _open_previous(kb_dir: Path, model: str, report: IngestReport) -> store.KBStore | None:
+def _open_previous(kb_dir: Path, model: str, report: IngestReport) -> tuple[store.KBStore | None, list[str]]:
+    """The live generation to build on, and which of its files are damaged (checksums in its manifest). A damaged
+    database cannot be built on (its chunks are what a repair reads); damaged indexes or vectors can."""
     try:
-        prev = store.open_store(kb_dir)
+        prev = store.open_store(kb_dir, verify=False)
     except (IndexIncompatible, IndexCorrupt) as exc:
         report.notes.append(f"previous knowledge base not reused: {exc.user_message}")
-        return None
+        return None, []
     except KBError:
-        return None
+        return None, []
+    damaged = store.damaged_files(prev.gen, prev.manifest)
+    if store.DB in damaged:
+        prev.close()
+        report.notes.append(f"previous knowledge base not reused: its {store.DB} is damaged; built again from the "
+                            f"files given")
+        return None, []
     if prev.manifest.get("model") != model:
         report.notes.append(f"embedding model changed ({prev.manifest.get('model')} -> {model}): everything re-embedded")
-    return prev
+    return prev, damaged
 
 
 def _reuse(prev: store.KBStore, doc_id: str, same_model: bool, vectors: np.ndarray) -> _Row:
@@ -132,9 +141,14 @@ def ingest(
     settings: Settings,
     *,
     prune: bool = False,
+    repair: bool = False,
     progress: Progress | None = None,
 ) -> IngestReport:
-    """Ingest files and folders into the KB at `kb_dir` (created when missing)."""
+    """Ingest files and folders into the KB at `kb_dir` (created when missing).
+
+    A live generation with damaged files (checksums in its manifest) is rebuilt from its stored chunks even when no
+    file changed: indexes from the stored vectors and tokens, vectors re-embedded only if vectors.npy is the damaged
+    one. `repair` allows `paths` to be empty: rebuild what is there, read nothing new."""
     from kb.index.embed import load_embedder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -142,13 +156,25 @@ def ingest(
     tick = progress or (lambda stage, done, total: None)
     report = IngestReport()
     files = discover([Path(p) for p in paths])
+    if not files and not repair:
+        given = ", ".join(str(p) for p in paths)
+        raise BadInput(f"No postmortems found in {given} (looked for {' '.join(SUFFIXES)} files; hidden ones are left "
+                       f"out); nothing was ingested")
     kb_dir = Path(kb_dir)
     with _locked(kb_dir):
-        prev = _open_previous(kb_dir, settings.model, report)
+        prev, damaged = _open_previous(kb_dir, settings.model, report)
+        if repair and prev is None:
+            raise BadInput(f"Nothing at {kb_dir} to repair from (no readable knowledge base); "
+                           f"{store.rebuild_hint(kb_dir)}")
         prev_by_source = prev.doc_index() if prev else {}
-        same_model = bool(prev) and prev.manifest.get("model") == settings.model
+        vectors_ok = store.VECTORS not in damaged
+        # Stored vectors are reused only when they are the current model's and intact.
+        same_model = bool(prev) and prev.manifest.get("model") == settings.model and vectors_ok
         same_extractor = bool(prev) and prev.manifest.get("extractor") == EXTRACTOR_VERSION
-        prev_vectors = prev.vectors() if prev else np.zeros((0, 0), np.float32)
+        prev_vectors = prev.vectors() if prev and vectors_ok else np.zeros((0, 0), np.float32)
+        if damaged:
+            report.notes.append(f"damaged in the last build: {', '.join(damaged)}; rebuilt from the stored chunks"
+                                + ("" if vectors_ok else " (their vectors embedded again)"))
 
         raws: list[tuple[str, str, RawDocument]] = []   # (source, origin, raw)
         seen: set[str] = set()
@@ -162,6 +188,7 @@ def ingest(
             if isinstance(got, Skipped):
                 report.skipped.append((source, got.reason))
                 continue
+            report.notes.extend(f"{source}: {note}" for note in got.notes)
             raws.append((source, str(path.resolve()), got))
 
         def is_unchanged(source: str, raw: RawDocument) -> bool:
@@ -174,7 +201,7 @@ def ingest(
         # Documents from earlier runs that this run did not read stay, unless --prune and their file is gone.
         report.removed = [s for s, (_, _, origin) in prev_by_source.items()
                           if prune and s not in read_now and not Path(origin).exists()]
-        if prev and not todo and not report.removed:
+        if prev and not todo and not report.removed and not damaged:
             # Nothing changed: keep the live generation as it is, without reading its chunks or vectors.
             report.documents = len(prev_by_source)
             report.chunks = prev.chunk_count()
@@ -200,6 +227,13 @@ def ingest(
             if source not in rows and source not in report.removed:
                 rows[source] = _reuse(prev, doc_id, same_model, prev_vectors)
 
+        if not rows:
+            # Every file was skipped and there is no earlier KB: an index of nothing helps no one.
+            if prev:
+                prev.close()
+            report.notes.append("no document could be read, so no knowledge base was written")
+            report.seconds = time.perf_counter() - started
+            return report
         _dedupe_doc_ids(rows)
         embedder = None
         missing = [(r, j) for r in rows.values() for j, v in enumerate(r.vectors) if v is None]
@@ -234,47 +268,61 @@ def ingest(
 
         tick("index", 0, 1)
         gen = store.new_generation_dir(kb_dir)
-        conn = store.create_database(gen)
-        all_vectors: list[np.ndarray] = []
-        all_tokens: list[list[str]] = []
-        with conn:
-            for source in sorted(rows):
-                r = rows[source]
-                conn.execute(
-                    "INSERT INTO documents(doc_id, source, content_hash, origin, data) VALUES (?,?,?,?,?)",
-                    (r.doc.doc_id, source, r.doc.content_hash, r.origin, r.doc.model_dump_json()),
-                )
-                for c, toks, v in zip(r.chunks, r.tokens, r.vectors):
-                    conn.execute(
-                        "INSERT INTO chunks(row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens)"
-                        " VALUES (?,?,?,?,?,?,?,?,?)",
-                        (len(all_vectors), c.chunk_id, r.doc.doc_id, c.ordinal, c.section, c.lang, c.text,
-                         _sha(c.text), " ".join(toks)),
-                    )
-                    all_vectors.append(v)
-                    all_tokens.append(toks)
-        conn.close()
-        matrix = np.vstack(all_vectors).astype(np.float32) if all_vectors else np.zeros((0, dim), np.float32)
-        np.save(gen / store.VECTORS, matrix)
-        dense.build(matrix, gen)
-        sparse.build(all_tokens, gen)
-        store.write_manifest(gen, {
-            "schema_version": SCHEMA_VERSION,
-            "triage_kb": __version__,
-            "model": settings.model,
-            "dim": dim,
-            "tokenizer": TOKENIZER_VERSION,
-            "extractor": EXTRACTOR_VERSION,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "documents": len(rows),
-            "chunks": len(all_vectors),
-        })
+        try:
+            _write_generation(gen, rows, settings, dim, TOKENIZER_VERSION, report)
+        except BaseException:
+            shutil.rmtree(gen, ignore_errors=True)   # no half-written generation is left behind (Ctrl-C included)
+            raise
         store.publish_generation(kb_dir, gen)
         tick("index", 1, 1)
-    report.documents = len(rows)
-    report.chunks = len(all_vectors)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _write_generation(gen: Path, rows: dict[str, _Row], settings: Settings, dim: int, tokenizer: str,
+                      report: IngestReport) -> None:
+    """Write the documents, chunks, vectors, both indexes and the manifest of a new generation into `gen`."""
+    conn = store.create_database(gen)
+    all_vectors: list[np.ndarray] = []
+    all_tokens: list[list[str]] = []
+    with conn:
+        for source in sorted(rows):
+            r = rows[source]
+            conn.execute(
+                "INSERT INTO documents(doc_id, source, content_hash, origin, data) VALUES (?,?,?,?,?)",
+                (r.doc.doc_id, source, r.doc.content_hash, r.origin, r.doc.model_dump_json()),
+            )
+            for c, toks, v in zip(r.chunks, r.tokens, r.vectors):
+                conn.execute(
+                    "INSERT INTO chunks(row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens)"
+                    " VALUES (?,?,?,?,?,?,?,?,?)",
+                    (len(all_vectors), c.chunk_id, r.doc.doc_id, c.ordinal, c.section, c.lang, c.text,
+                     _sha(c.text), " ".join(toks)),
+                )
+                all_vectors.append(v)
+                all_tokens.append(toks)
+    conn.close()
+    matrix = np.vstack(all_vectors).astype(np.float32) if all_vectors else np.zeros((0, dim), np.float32)
+    np.save(gen / store.VECTORS, matrix)
+    dense.build(matrix, gen)
+    sparse.build(all_tokens, gen)
+    store.write_manifest(gen, _manifest_with_checksums(gen, {
+        "schema_version": SCHEMA_VERSION,
+        "triage_kb": __version__,
+        "model": settings.model,
+        "dim": dim,
+        "tokenizer": tokenizer,
+        "extractor": EXTRACTOR_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "documents": len(rows),
+        "chunks": len(all_vectors),
+    }))
+    report.documents = len(rows)
+    report.chunks = len(all_vectors)
+
+
+def _manifest_with_checksums(gen: Path, manifest: dict) -> dict:
+    return {**manifest, store.CHECKSUMS: store.generation_checksums(gen)}
 
 
 def _dedupe_doc_ids(rows: dict[str, _Row]) -> None:

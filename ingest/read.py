@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from kb.decoding import decode_bytes
 from kb.errors import BadInput
 
 Format = Literal["txt", "md", "html", "github_issue", "entry"]
@@ -29,6 +30,7 @@ class RawDocument:
     format: Format
     content_hash: str
     encoding: str = "utf-8"
+    notes: tuple[str, ...] = ()      # what reading it took (NUL bytes dropped), for the ingest report
 
 
 @dataclass(frozen=True)
@@ -86,47 +88,8 @@ def discover(paths: list[Path]) -> list[tuple[Path, str]]:
 # decoding
 # ---------------------------------------------------------------------------------------------------------------
 
-_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
-# Characters that never occur in text: C0/C1 controls other than tab, newline, carriage return and form feed.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd]")
-# What a correct GB18030 decoding of Chinese text consists of: ASCII, CJK ideographs, CJK and full-width
-# punctuation, common symbols. A wrong guess (Big5, Shift-JIS, Latin-1 bytes) scatters into rarer ranges.
-_GB_COMMON = re.compile(r"[\x00-\x7f\u00b7\u2010-\u203f\u2190-\u21ff\u2460-\u24ff\u2500-\u257f\u25a0-\u26ff"
-                        r"\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # Zero-width characters and other invisible marks scraped pages carry.
 _INVISIBLE = re.compile(r"[\u200b-\u200d\u2060\ufeff\u00ad]")
-
-
-def _decode(data: bytes) -> tuple[str, str] | None:
-    """(text, encoding) or None. Strict UTF-8 first, then GB18030, then charset-normalizer's best guess."""
-    for bom, enc in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(enc), enc
-            except UnicodeDecodeError:
-                return None
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        text = data.decode("gb18030")
-        if len(_GB_COMMON.findall(text)) >= 0.97 * len(text):
-            return text, "gb18030"
-    except UnicodeDecodeError:
-        pass
-    from charset_normalizer import from_bytes
-
-    best = from_bytes(data).best()
-    if best is None:
-        return None
-    return str(best), best.encoding
-
-
-def _looks_binary(data: bytes) -> bool:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return False                 # UTF-16 text has NUL bytes by design
-    return b"\x00" in data[:65536]
 
 
 def normalise_text(text: str) -> str:
@@ -172,17 +135,13 @@ def read_path(path: Path, max_bytes: int) -> RawDocument | Skipped:
         return Skipped(path, f"too large: {len(data)} bytes (limit {max_bytes})")
     if not data.strip():
         return Skipped(path, "empty file")
-    if _looks_binary(data):
-        return Skipped(path, "binary file (contains NUL bytes)")
-    decoded = _decode(data)
-    if decoded is None:
-        return Skipped(path, "undecodable: not UTF-8, GB18030 or another recognisable text encoding")
-    text, encoding = decoded
-    text = normalise_text(text)
+    decoded = decode_bytes(data)     # the decoder `diagnose` uses: UTF-8/16/32, GB18030, stray NULs, binary
+    if not decoded.ok:
+        return Skipped(path, decoded.problem)
+    encoding, notes = decoded.encoding, decoded.notes
+    text = normalise_text(decoded.text)
     if not text.strip():
         return Skipped(path, "empty file (whitespace only)")
-    if len(_CONTROL.findall(text)) > max(2, 0.02 * len(text)):
-        return Skipped(path, f"binary or undecodable: too many control characters after decoding as {encoding}")
     digest = hashlib.sha256(data).hexdigest()
 
     suffix = path.suffix.lower()
@@ -194,16 +153,16 @@ def read_path(path: Path, max_bytes: int) -> RawDocument | Skipped:
         issue = github_issue_to_markdown(obj)
         if issue is None:
             return Skipped(path, "JSON that is not a GitHub issue export (needs an object with 'title' and 'body')")
-        return RawDocument(path, issue, "github_issue", digest, encoding)
+        return RawDocument(path, issue, "github_issue", digest, encoding, notes)
     if suffix in (".html", ".htm") or (suffix not in (".md", ".markdown") and _HTML_SNIFF.match(text)):
         converted = html_to_text(text)
         if not converted.strip():
             return Skipped(path, "HTML page without text")
-        return RawDocument(path, converted, "html", digest, encoding)
+        return RawDocument(path, converted, "html", digest, encoding, notes)
     if suffix in (".md", ".markdown"):
         fmt: Format = "entry" if _FRONT_MATTER.match(text.lstrip("\n")) else "md"
-        return RawDocument(path, text, fmt, digest, encoding)
-    return RawDocument(path, text, "txt", digest, encoding)
+        return RawDocument(path, text, fmt, digest, encoding, notes)
+    return RawDocument(path, text, "txt", digest, encoding, notes)
 
 
 # ---------------------------------------------------------------------------------------------------------------

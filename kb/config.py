@@ -69,3 +69,38 @@ class Settings(BaseSettings):
 
     def default_kb_dir(self) -> Path:
         return user_data_dir() / "kb"
+
+
+
+def _expected_form(name: str, error: dict) -> str:
+    """What the value of setting `name` must look like, from pydantic's error about it."""
+    kind = error["type"]
+    if kind.startswith("int"):
+        return "a whole number of bytes, such as 5000000 (no unit)" if name.endswith("_bytes") else "a whole number"
+    if kind.startswith("float"):
+        return "a number, such as 1.5"
+    if kind.startswith("bool"):
+        return "true or false"
+    if kind in ("greater_than_equal", "greater_than"):
+        bound = error.get("ctx", {})
+        return f"a number of at least {bound.get('ge', bound.get('gt'))}"
+    return str(error.get("msg", "another value")).lower()
+
+
+def load_settings(**overrides) -> Settings:
+    """Settings from the environment; a bad value is a ConfigError of one line naming the variable and the form its
+    value takes (never pydantic's multi-line report)."""
+    from pydantic import ValidationError
+
+    from kb.errors import ConfigError
+
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            name = str(error["loc"][0]) if error.get("loc") else "?"
+            secret = any(word in name for word in ("secret", "token"))
+            value = "" if secret else f"={error.get('input')}"
+            problems.append(f"TRIAGE_{name.upper()}{value}: expected {_expected_form(name, error)}")
+        raise ConfigError("bad setting " + "; ".join(problems)) from None

@@ -128,6 +128,60 @@ def write_manifest(gen: Path, manifest: dict) -> None:
     (gen / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
+# Checksums of a generation's files, kept in its manifest and checked whenever it is opened: a truncated or changed
+# index gives one line naming the file, not an error from deep inside FAISS or bm25s. Files up to FULL_HASH_MAX
+# are hashed whole; a bigger one (vectors.npy of a million chunks) by its size and its first and last SAMPLE bytes,
+# which still catches truncation and torn writes without reading gigabytes at every start.
+CHECKSUMS = "checksums"
+FULL_HASH_MAX = 256 << 20
+SAMPLE = 16 << 20
+
+
+def file_checksum(path: Path) -> str:
+    import hashlib
+
+    size = path.stat().st_size
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        if size <= FULL_HASH_MAX:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+            return f"sha256:{h.hexdigest()}"
+        h.update(fh.read(SAMPLE))
+        fh.seek(size - SAMPLE)
+        h.update(fh.read(SAMPLE))
+    return f"sha256-ends:{size}:{h.hexdigest()}"
+
+
+def generation_checksums(gen: Path) -> dict[str, str]:
+    """{path relative to the generation: checksum} of every file in it but the manifest."""
+    return {f.relative_to(gen).as_posix(): file_checksum(f) for f in sorted(gen.rglob("*"))
+            if f.is_file() and f.name != MANIFEST}
+
+
+def damaged_files(gen: Path, manifest: dict) -> list[str]:
+    """Files of `gen` that are missing or differ from the checksums in its manifest ([] for a manifest without
+    checksums: a KB built before they were kept)."""
+    damaged = []
+    for name, want in (manifest.get(CHECKSUMS) or {}).items():
+        path = gen / name
+        try:
+            ok = path.is_file() and file_checksum(path) == want
+        except OSError:
+            ok = False
+        if not ok:
+            damaged.append(name)
+    return damaged
+
+
+def repair_hint(kb_dir: Path, damaged: list[str]) -> str:
+    """The command that repairs a KB whose files `damaged` are bad: from its own stored chunks, unless the database
+    holding them is among the bad ones."""
+    if DB in damaged:
+        return rebuild_hint(kb_dir)
+    return f"repair it with: triage ingest --repair --kb {kb_dir}"
+
+
 class _Recent:
     """The most recently used entries of a lookup, at most `size` of them; safe to share between threads."""
 
@@ -312,8 +366,9 @@ class KBStore:
         self.conn.close()
 
 
-def open_store(kb_dir: Path, *, expect_model: str | None = None) -> KBStore:
-    """Open the live generation of `kb_dir`, checking it was built by a compatible version."""
+def open_store(kb_dir: Path, *, expect_model: str | None = None, verify: bool = True) -> KBStore:
+    """Open the live generation of `kb_dir`, checking it was built by a compatible version and (`verify`) that its
+    files match the checksums in its manifest."""
     kb_dir = Path(kb_dir)
     if not kb_dir.exists():
         raise IndexNotFound(f"No knowledge base at {kb_dir}; build one with: triage ingest <postmortems> --kb {kb_dir}")
@@ -344,6 +399,12 @@ def open_store(kb_dir: Path, *, expect_model: str | None = None) -> KBStore:
     for name in (DB, VECTORS):
         if not (gen / name).is_file():
             raise IndexCorrupt(f"The knowledge base at {kb_dir} is missing {name}; {rebuild_hint(kb_dir)}")
+    if verify:
+        damaged = damaged_files(gen, manifest)
+        if damaged:
+            raise IndexCorrupt(f"The knowledge base at {kb_dir} is damaged: {gen.name}/{damaged[0]} "
+                               + (f"(and {len(damaged) - 1} more) " if len(damaged) > 1 else "")
+                               + f"does not match the checksum it was built with; {repair_hint(kb_dir, damaged)}")
     try:
         store = KBStore(kb_dir, gen, manifest)
         store.conn.execute("SELECT COUNT(*) FROM documents").fetchone()
