@@ -137,7 +137,7 @@ async def entry(entry_id: str, state: State) -> Document:
     return doc
 
 
-@router.get("/healthz", response_model=Health, responses={503: {"model": Health, "description": "Not ready"}}, summary="200 once the knowledge base is loaded, else 503")
+@router.get("/healthz", response_model=Health, response_model_exclude_none=True, responses={503: {"model": Health, "description": "Not ready"}}, summary="200 once the knowledge base is loaded, else 503")
 async def healthz(state: State):
     if state.ready:
         return Health(ok=True, status="ready", entries=len(state.kb.documents()), kb=str(state.kb.path))
