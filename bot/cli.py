@@ -350,10 +350,11 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
     source = kb_identity(kb)                # every answer says which knowledge base it came from
     from kb.feedback import FeedbackStore
     from kb.repro.results import ResultStore
+    from kb.state import state_for
 
     # The same feedback and repro results as the service's answers (read-only unless --verify records a run).
-    diagnoser = Diagnoser(kb, feedback=FeedbackStore(kb.path, create=False),
-                          repro=ResultStore(kb.path, create=verify))
+    diagnoser = Diagnoser(kb, feedback=FeedbackStore(state_for(settings, kb.path, create=False)),
+                          repro=ResultStore(state_for(settings, kb.path, create=verify)))
     status = 0
     for arg in files:
         report = _read_report(arg, settings.max_report_bytes)

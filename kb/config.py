@@ -36,6 +36,16 @@ class Settings(BaseSettings):
 
     # Service (`triage serve`)
     max_request_bytes: int = Field(2_000_000, description="Larger HTTP request bodies are refused with 413")
+    # Shared state (deliveries, feedback, repro results): the KB folder's SQLite file, or PostgreSQL
+    database_url: SecretStr | None = Field(
+        None, description="postgresql://user:password@host:port/db: state shared by several replicas (default: "
+                          "state.sqlite in the KB folder)")
+    replica_id: str | None = Field(
+        None, description="This replica's name in the deliveries it claims; unique per running replica "
+                          "(default: the host name)")
+    delivery_lease_s: float = Field(
+        30.0, gt=0, description="How long a claimed delivery stays with its replica without a heartbeat; a "
+                                "replica that died loses its deliveries to the others after this")
     # GitHub issue auto-commenter
     github_webhook_secret: SecretStr | None = Field(None, description="Secret of the webhook (X-Hub-Signature-256)")
     github_token: SecretStr | None = Field(None, description="Token the bot comments and labels with")

@@ -5,6 +5,9 @@ earlier one (the row is updated, not added to), so "fixed" after "wrong" takes t
 its scope (`github:owner/name`, `slack:<team id>`) and the voter's role (a GitHub author_association, or "issue
 author"). A pair marked wrong is not proposed again for that signature: by default only where it was said (the
 same repository or Slack workspace); a store opened with `scoped=False` lets every veto count everywhere.
+
+Votes live in the state store (kb.state): the KB folder's SQLite file, or the PostgreSQL database that several
+replicas share.
 """
 from __future__ import annotations
 
@@ -17,29 +20,29 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from kb import state
+from kb.state import StateDB, Tx, as_state
 
 Verdict = Literal["wrong", "fixed"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS feedback (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created_at REAL NOT NULL,
+    id {id},
+    created_at {real} NOT NULL,
     source TEXT NOT NULL,        -- "github", "slack", "cli"
-    user TEXT NOT NULL,
+    "user" TEXT NOT NULL,
     entry_id TEXT NOT NULL,
     signature TEXT NOT NULL,     -- the report's primary signature, as diagnose prints it (query.signature)
     verdict TEXT NOT NULL CHECK (verdict IN ('wrong', 'fixed')),
     context TEXT NOT NULL        -- JSON: where it was said (issue URL, channel and ts, ...)
 );
-CREATE INDEX IF NOT EXISTS feedback_sig ON feedback(signature);
+CREATE INDEX IF NOT EXISTS feedback_sig ON feedback(signature)
 """
 
 # Columns added after the first release: added to older state files in place (nothing is dropped).
 _ADDED_COLUMNS = {
     "scope": "TEXT NOT NULL DEFAULT ''",       # github:owner/name, slack:<team>; '' when said nowhere in particular
     "role": "TEXT NOT NULL DEFAULT ''",        # why this person may vote (OWNER, MEMBER, ..., issue author)
-    "updated_at": "REAL NOT NULL DEFAULT 0",   # when the vote last changed
+    "updated_at": "{real} NOT NULL DEFAULT 0",   # when the vote last changed
 }
 
 
@@ -61,24 +64,27 @@ class Feedback:
         return asdict(self)
 
 
-def _migrate(conn) -> None:
-    conn.executescript(_SCHEMA)
-    have = {row[1] for row in conn.execute("PRAGMA table_info(feedback)")}
-    with conn:
+def _migrate(db: StateDB):
+    def setup(tx: Tx) -> None:
+        tx.script(db.schema(_SCHEMA))
+        have = tx.columns("feedback")
         for name, decl in _ADDED_COLUMNS.items():
             if name not in have:
-                conn.execute(f"ALTER TABLE feedback ADD COLUMN {name} {decl}")
+                tx.execute(f"ALTER TABLE feedback ADD COLUMN {name} {db.schema(decl)}", None)
         if "scope" not in have:
             # Rows written before votes had a scope: where they were said is in their context.
-            for row_id, source, context in conn.execute("SELECT id, source, context FROM feedback").fetchall():
+            for row_id, source, context in tx.execute("SELECT id, source, context FROM feedback").fetchall():
                 try:
                     ctx = json.loads(context)
                 except ValueError:
                     ctx = {}
-                conn.execute("UPDATE feedback SET scope = ? WHERE id = ?", (_scope_of(source, ctx), row_id))
+                tx.execute("UPDATE feedback SET scope = ? WHERE id = ?", (_scope_of(source, ctx), row_id))
         if "updated_at" not in have:
-            conn.execute("UPDATE feedback SET updated_at = created_at")
-        conn.execute("CREATE INDEX IF NOT EXISTS feedback_vote ON feedback(source, scope, user, entry_id, signature)")
+            tx.execute("UPDATE feedback SET updated_at = created_at")
+        tx.execute('CREATE INDEX IF NOT EXISTS feedback_vote ON feedback(source, scope, "user", entry_id, signature)',
+                   None)
+
+    db.ensure(setup)
 
 
 def _scope_of(source: str, ctx: dict) -> str:
@@ -100,17 +106,21 @@ def slack_scope(team_id: str) -> str:
 
 
 class FeedbackStore:
-    def __init__(self, kb_dir: Path, create: bool = True, scoped: bool = True):
-        """With create=False a KB without a state file reads as having no feedback (readers create nothing).
+    def __init__(self, where: StateDB | Path | None, create: bool = True, scoped: bool = True):
+        """`where`: a state store (kb.state.state_for), or a KB folder (its SQLite file). With create=False a KB
+        folder without a state file reads as having no feedback (readers create nothing).
 
         `scoped`: a veto counts only for answers given in its own scope (see `answering_in`); False: everywhere.
         """
-        self.conn = None
+        self.db = as_state(where, create)
         self.scoped = scoped
         self._where = threading.local()
-        if create or (kb_dir / state.STATE_FILE).exists():
-            self.conn = state.connect(kb_dir)
-            _migrate(self.conn)
+        if self.db is not None:
+            _migrate(self.db)
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
 
     @contextmanager
     def answering_in(self, scope: str | None) -> Iterator[None]:
@@ -126,7 +136,7 @@ class FeedbackStore:
     def record(self, fb: Feedback) -> Feedback:
         """Store a vote; the same person's earlier vote on the same entry and error (in the same scope) is
         replaced, so each person has one vote there and the latest counts."""
-        if self.conn is None:
+        if self.db is None:
             raise RuntimeError("this feedback store was opened read-only")
         if fb.verdict not in ("wrong", "fixed"):
             raise ValueError(f"unknown verdict {fb.verdict!r}")
@@ -134,53 +144,58 @@ class FeedbackStore:
         fb.created_at = fb.created_at or now
         fb.updated_at = now
         context = json.dumps(fb.context, ensure_ascii=False)
-        with self.conn:
-            self.conn.execute("BEGIN IMMEDIATE")   # look and write in one step, also across processes
-            row = self.conn.execute(
-                "SELECT id, created_at FROM feedback WHERE source = ? AND scope = ? AND user = ? AND entry_id = ?"
-                " AND signature = ? ORDER BY id DESC LIMIT 1",
-                (fb.source, fb.scope, fb.user, fb.entry_id, fb.signature),
+        vote = (fb.source, fb.scope, fb.user, fb.entry_id, fb.signature)
+        with self.db.transaction(write=True) as tx:
+            # Look and write in one step, also across processes and replicas: in PostgreSQL two first votes of one
+            # person could otherwise both insert, so the vote's name is locked for the transaction.
+            tx.lock("feedback:" + json.dumps(vote))
+            row = tx.execute(
+                'SELECT id, created_at FROM feedback WHERE source = ? AND scope = ? AND "user" = ? AND entry_id = ?'
+                " AND signature = ? ORDER BY id DESC LIMIT 1", vote,
             ).fetchone()
             if row is not None:
-                self.conn.execute("UPDATE feedback SET verdict = ?, context = ?, role = ?, updated_at = ? WHERE id = ?",
-                                  (fb.verdict, context, fb.role, fb.updated_at, row[0]))
+                tx.execute("UPDATE feedback SET verdict = ?, context = ?, role = ?, updated_at = ? WHERE id = ?",
+                           (fb.verdict, context, fb.role, fb.updated_at, row[0]))
                 fb.id, fb.created_at = row[0], row[1]
             else:
-                cur = self.conn.execute(
-                    "INSERT INTO feedback (created_at, source, user, entry_id, signature, verdict, context, scope,"
-                    " role, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                fb.id = tx.execute(
+                    'INSERT INTO feedback (created_at, source, "user", entry_id, signature, verdict, context, scope,'
+                    " role, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (fb.created_at, fb.source, fb.user, fb.entry_id, fb.signature, fb.verdict, context, fb.scope,
                      fb.role, fb.updated_at),
-                )
-                fb.id = cur.lastrowid
+                ).fetchone()[0]
         return fb
 
     def list(self, limit: int | None = None) -> list[Feedback]:
         """Votes, the most recently given or changed first."""
-        if self.conn is None:
+        if self.db is None:
             return []
-        sql = ("SELECT id, created_at, source, user, entry_id, signature, verdict, context, scope, role, updated_at"
+        sql = ('SELECT id, created_at, source, "user", entry_id, signature, verdict, context, scope, role, updated_at'
                " FROM feedback ORDER BY updated_at DESC, id DESC")
-        rows = self.conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
+        with self.db.transaction() as tx:
+            rows = tx.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
         return [Feedback(id=r[0], created_at=r[1], source=r[2], user=r[3], entry_id=r[4], signature=r[5],
                          verdict=r[6], context=json.loads(r[7]), scope=r[8], role=r[9], updated_at=r[10])
                 for r in rows]
 
     def rejected(self, signature: str) -> dict[str, str]:
         """Entries marked wrong for this signature and not taken back: entry_id -> who said so."""
-        if self.conn is None:
+        if self.db is None:
             return {}
         scope = getattr(self._where, "scope", None)
-        sql = "SELECT entry_id, user, verdict, source, scope FROM feedback WHERE signature = ?"
+        sql = 'SELECT entry_id, "user", verdict, source, scope FROM feedback WHERE signature = ?'
         args: tuple = (signature,)
         if self.scoped and scope is not None:
             sql += " AND scope = ?"
             args += (scope,)
         latest: dict[tuple[str, str, str, str], tuple[str, str]] = {}
-        for entry_id, user, verdict, source, where in self.conn.execute(sql + " ORDER BY updated_at, id", args):
+        with self.db.transaction() as tx:
+            rows = tx.execute(sql + " ORDER BY updated_at, id", args).fetchall()
+        for entry_id, user, verdict, source, where in rows:
             latest[(entry_id, source, where, user)] = (verdict, f"{user} ({source})")
         out: dict[str, str] = {}
         for (entry_id, *_), (verdict, who) in latest.items():
             if verdict == "wrong":
                 out.setdefault(entry_id, who)
         return out
+

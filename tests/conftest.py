@@ -71,3 +71,23 @@ def corpus_diagnoser(cache_dir, tmp_path_factory):
     yield make
     for kb, _ in built.values():
         kb.close()
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL server on 127.0.0.1 for the session (tests/postgres_support.py); each test asks it for a
+    database of its own with `postgres.new_database()`. Skips where PostgreSQL or psycopg is not installed."""
+    from tests.postgres_support import TempPostgres, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL is not installed (no initdb/postgres in /usr/lib/postgresql/*/bin or on the PATH)")
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'triage-kb[postgres]')")
+    server = TempPostgres(bindir)
+    try:
+        server.start()
+    except Exception as exc:  # noqa: BLE001 - say why, with the server's log, rather than a bare traceback
+        server.remove()
+        pytest.fail(f"PostgreSQL did not start: {exc}\n{server.log()[-2000:]}")
+    yield server
+    server.remove()

@@ -378,7 +378,8 @@ def test_repro_verifier_confirms_with_the_entrys_recipe_and_keeps_the_result(tmp
                                                                                     signature=""),
                      matches=[MatchOut(entry_id="zero3-load-state-dict-size0", title="ZeRO-3 size 0", source="s",
                                        score=0.9, root_cause="", fixes=[], evidence=[])])
-    state = SimpleNamespace(require_ready=lambda: None, kb=SimpleNamespace(path=tmp_path))
+    state = SimpleNamespace(require_ready=lambda: None, kb=SimpleNamespace(path=tmp_path),
+                            settings=Settings(cache_dir=tmp_path, database_url=None))
     said = repro_verifier(state)(ZERO3, diag)
     assert said.startswith(":white_check_mark: *Confirmed* `zero3-load-state-dict-size0`")
     assert "Reproduced: `RuntimeError: size mismatch" in said

@@ -21,7 +21,7 @@ def test_feedback_list_shows_slack_and_github_rows_newest_first(tmp_path):
                           verdict="wrong", context={"repo": "acme/trainer", "issue": 7}))
     store.record(Feedback(source="slack", user="UALICE", entry_id="zero3_load", signature="RuntimeError: size",
                           verdict="fixed", context={"channel": "C1", "message_ts": "1.2", "user_name": "alice"}))
-    store.conn.close()
+    store.close()
 
     out = _run("--kb", str(kb_dir), "--json")
     assert out.exit_code == 0
@@ -115,7 +115,7 @@ def test_a_state_file_from_before_scopes_and_roles_is_migrated_in_place(tmp_path
     store.record(Feedback(source="github", user="octo", entry_id="nccl_shm", signature="S", verdict="fixed",
                           scope="github:acme/trainer", role="OWNER"))
     assert len(store.list()) == 3 and store.list()[0].id == 1 and store.list()[0].role == "OWNER"
-    store.conn.close()
-    FeedbackStore(kb_dir).conn.close()              # opening a migrated file again changes nothing
+    store.close()
+    FeedbackStore(kb_dir).close()              # opening a migrated file again changes nothing
     out = _run("--kb", str(kb_dir)).output.splitlines()
     assert "by octo (OWNER)" in out[0] and "github:acme/trainer" in out[0]

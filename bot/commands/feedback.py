@@ -25,15 +25,18 @@ def list_cmd(ctx: click.Context, kb_dir: Path | None, limit: int | None, as_json
     """Recorded votes, latest first: when, where from, who (and why they may vote), verdict, entry and report
     signature. Each person has one vote per entry and error; a changed vote shows once, as it stands now."""
     from kb.feedback import FeedbackStore
+    from kb.state import state_for
 
-    folder = kb_folder(settings_from(ctx), kb_dir)
+    settings = settings_from(ctx)
+    folder = kb_folder(settings, kb_dir)
     # Listing must not create a state file (nor the folder) where nothing was ever recorded.
-    rows = FeedbackStore(folder, create=False).list(limit)
+    rows = FeedbackStore(state_for(settings, folder, create=False)).list(limit)
     if as_json:
         click.echo(json.dumps([fb.as_dict() for fb in rows], ensure_ascii=False))
         return
     if not rows:
-        click.echo(f"No feedback recorded in {folder}.")
+        where = "the state database" if settings.database_url is not None else str(folder)
+        click.echo(f"No feedback recorded in {where}.")
         return
     for fb in rows:
         when = datetime.fromtimestamp(fb.updated_at or fb.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")

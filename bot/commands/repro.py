@@ -32,8 +32,10 @@ def recipes_option(fn):
 def list_cmd(ctx: click.Context, kb_dir: Path | None, recipes_dir: Path | None, as_json: bool) -> None:
     """Recipes with their entry, kind, GPU needs, world size and last results."""
     from kb.repro.results import ResultStore
+    from kb.state import state_for
 
-    latest = ResultStore(kb_folder(settings_from(ctx), kb_dir), create=False).latest()
+    settings = settings_from(ctx)
+    latest = ResultStore(state_for(settings, kb_folder(settings, kb_dir), create=False)).latest()
     rows = []
     for r in _book(recipes_dir).recipes.values():
         last = {mode: latest.get((r.id, fix)) for mode, fix in (("reproduce", False), ("fix", True))}
@@ -64,6 +66,7 @@ def run_cmd(ctx: click.Context, names: tuple[str, ...], kb_dir: Path | None, rec
     Exit code 0 when every recipe reproduced, verified its fix or was skipped (no GPU, say); 1 otherwise.
     """
     from kb.repro.results import ResultStore
+    from kb.state import state_for
 
     settings = settings_from(ctx)
     recipes = _book(recipes_dir).resolve(list(names))
@@ -79,7 +82,7 @@ def run_cmd(ctx: click.Context, names: tuple[str, ...], kb_dir: Path | None, rec
             if not as_json:
                 click.echo(f"running {r.id} ({'fix' if fix else 'reproduce'}) ...", err=True)
             results.append(run_recipe(r, fix=fix))
-    store = ResultStore(kb_folder(settings, kb_dir))
+    store = ResultStore(state_for(settings, kb_folder(settings, kb_dir)))
     for res in results:
         store.record(res)
     ok = all(res.ok for res in results)

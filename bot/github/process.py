@@ -1,16 +1,15 @@
 """Processing one persisted delivery: diagnose the issue, keep one bot comment up to date, label, record feedback.
 
-Runs in the GitHub worker thread. Every step is safe to repeat (the comment is found again by its marker before
-any post), so a delivery interrupted by a crash or a failing API is simply processed again.
+Runs in the GitHub worker thread (bot/github/pump.py) of whichever replica claimed the delivery. Every step is
+safe to repeat (the comment is found again by its marker before any post), so a delivery interrupted by a crash or
+a failing API is simply processed again.
 """
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-
 from bot.github.api import GitHubAPIError, GitHubClient, IssueComment
 from bot.github.comment import has_marker, parse_marker, render_match, render_no_match
-from bot.github.deliveries import MAX_ATTEMPTS, DeliveryStore
+from bot.github.deliveries import MAX_ATTEMPTS, Delivery, DeliveryStore
 from bot.github.events import BadPayload, IssueEvent, read_event
 from bot.service.state import ServiceState
 from kb.config import Settings
@@ -20,13 +19,12 @@ log = logging.getLogger(__name__)
 
 
 class Processor:
-    def __init__(self, state: ServiceState, client: GitHubClient, deliveries: DeliveryStore,
-                 retry_later: Callable[[str, float], None] | None = None):
+    def __init__(self, state: ServiceState, client: GitHubClient, deliveries: DeliveryStore, owner: str):
         self.state = state
         self.settings = state.settings
         self.client = client
         self.deliveries = deliveries
-        self.retry_later = retry_later   # called with (delivery id, delay) for a delivery put back to pending
+        self.owner = owner               # this replica's name on the deliveries it claims
         self._login: str | None = settings_login(state.settings)
 
     @property
@@ -41,13 +39,9 @@ class Processor:
             log.info("commenting as GitHub user %s", self._login)
         return self._login
 
-    def run(self, delivery_id: str) -> None:
-        if not self.state.wait_ready(timeout=None):
-            log.error("delivery %s left pending: the knowledge base did not load", delivery_id)
-            return
-        delivery = self.deliveries.start(delivery_id)
-        if delivery is None:
-            return
+    def run(self, delivery: Delivery) -> None:
+        """Process a delivery this replica claimed, and record how it ended."""
+        delivery_id = delivery.id
         try:
             work = read_event(delivery.event, delivery.payload, self.settings.feedback_roles(), self.bot_login())
             if isinstance(work, str):
@@ -58,7 +52,7 @@ class Processor:
                 result = self.report(work)
         except BadPayload as exc:
             log.error("delivery %s (%s) cannot be read: %s", delivery_id, delivery.event, exc)
-            self.deliveries.finish(delivery_id, "failed", f"cannot be read: {exc}")
+            self._finish(delivery_id, "failed", f"cannot be read: {exc}")
             return
         except GitHubAPIError as exc:
             # Still failing after the client's retries: a transient failure is tried again later, the waits going
@@ -67,20 +61,23 @@ class Processor:
                 delay = self.client.policy.backoff(self.client.policy.attempts + delivery.attempts - 1)
                 log.error("delivery %s (%s) failed (attempt %d of %d), next try in %.1f s: %s", delivery_id,
                           delivery.event, delivery.attempts, MAX_ATTEMPTS, delay, exc)
-                self.deliveries.finish(delivery_id, "pending", str(exc), retry_in=delay)
-                if self.retry_later is not None:
-                    self.retry_later(delivery_id, delay)
+                self._finish(delivery_id, "pending", str(exc), retry_in=delay)
                 return
             why = str(exc) if not exc.retryable else f"given up after {delivery.attempts} attempts: {exc}"
             log.error("delivery %s (%s) failed: %s", delivery_id, delivery.event, why)
-            self.deliveries.finish(delivery_id, "failed", why)
+            self._finish(delivery_id, "failed", why)
             return
         except Exception as exc:  # noqa: BLE001 - a bug here must not retry forever; the log has the traceback
             log.exception("delivery %s (%s) failed", delivery_id, delivery.event)
-            self.deliveries.finish(delivery_id, "failed", f"{type(exc).__name__}: {exc}")
+            self._finish(delivery_id, "failed", f"{type(exc).__name__}: {exc}")
             return
         log.info("delivery %s (%s): %s", delivery_id, delivery.event, result)
-        self.deliveries.finish(delivery_id, "done", result)
+        self._finish(delivery_id, "done", result)
+
+    def _finish(self, delivery_id: str, status: str, result: str, retry_in: float = 0.0) -> None:
+        if not self.deliveries.finish(delivery_id, status, result, retry_in=retry_in, owner=self.owner):
+            log.warning("delivery %s was taken over by another replica before it finished here (%s: %s)",
+                        delivery_id, status, result)
 
     def report(self, ev: IssueEvent) -> str:
         diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo))

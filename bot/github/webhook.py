@@ -1,14 +1,16 @@
 """POST /github/webhook: verify, read, persist, answer; the work itself happens in the GitHub worker.
 
 Order matters: the signature is checked over the raw body before anything is parsed, and a delivery is stored
-before we answer 202, so GitHub's "delivered" always means "will be processed", across restarts too. The
-deliveries table opens when the service starts (in the KB folder, before the KB itself has loaded), so deliveries
+before we answer 202, so GitHub's "delivered" always means "will be processed", across restarts and by whichever
+replica gets to it first. The deliveries table opens when the service starts (in the state store: the KB folder's
+SQLite file, or the PostgreSQL database of TRIAGE_DATABASE_URL; before the KB itself has loaded), so deliveries
 are accepted while the KB loads and processed once it is ready. A signed delivery that cannot be read is stored as
 failed with the reason and answered 400.
 """
 from __future__ import annotations
 
 import logging
+import socket
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, Request
@@ -19,12 +21,14 @@ from bot.github.api import GitHubClient
 from bot.github.deliveries import DeliveryStore
 from bot.github.events import BadPayload, read_event
 from bot.github.process import Processor
+from bot.github.pump import DeliveryPump
 from bot.github.signature import signature_ok
 from bot.service.errors import ServiceError, error_responses
 from bot.service.jsonbody import parse_json
-from bot.service.logs import request_id_var
 from bot.service.state import ServiceState
-from bot.service.worker import Worker
+from kb.config import Settings
+from kb.errors import KBError
+from kb.state import state_for
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +38,7 @@ class GitHubSurface:
         """`kb_dir`: the KB folder when the caller already knows it (else the one `triage serve` would open)."""
         self.state = state
         self.kb_dir = kb_dir
-        self.worker = Worker("github")
+        self.pump: DeliveryPump | None = None
         self.deliveries: DeliveryStore | None = None
         self.processor: Processor | None = None
         self._said_unconfigured = False
@@ -46,9 +50,8 @@ class GitHubSurface:
         )
 
     def start(self, app: FastAPI) -> None:
-        """Open the deliveries table in the KB folder and queue what a previous run accepted but did not finish
-        (the worker waits for the KB before processing anything)."""
-        self.worker.start()
+        """Open the deliveries table and start the worker, which takes up what was accepted but not finished (here
+        or by another replica) once the KB is loaded."""
         settings = self.state.settings
         try:
             folder = self.kb_dir
@@ -56,34 +59,31 @@ class GitHubSurface:
                 from bot.cli import kb_folder
 
                 folder = kb_folder(settings, settings.kb)
-            self.deliveries = DeliveryStore(folder)
+            self.deliveries = DeliveryStore(state_for(settings, folder))
         except Exception as exc:  # noqa: BLE001 - the route says 503; the rest of the service runs on
-            log.error("GitHub webhooks are unavailable: the deliveries table did not open: %s", exc)
+            log.error("GitHub webhooks are unavailable: the deliveries table did not open: %s",
+                      getattr(exc, "user_message", None) or exc)
             return
-        self.processor = Processor(self.state, GitHubClient(settings), self.deliveries, retry_later=self._retry_later)
+        owner = replica_id(settings)
+        self.processor = Processor(self.state, GitHubClient(settings), self.deliveries, owner)
         token = settings.github_token
         if settings.github_webhook_secret and not (token and token.get_secret_value()):
             log.warning("TRIAGE_GITHUB_TOKEN is not set: webhooks are accepted but comments will fail")
-        for delivery_id, wait in self.deliveries.unfinished():
-            self.worker.submit_later(wait, self._resume, delivery_id)
+        self.pump = DeliveryPump(self.deliveries, self.processor.run, owner, settings.delivery_lease_s,
+                                 wait_ready=lambda: self.state.wait_ready(timeout=None))
+        try:
+            self.pump.start()
+        except Exception as exc:  # noqa: BLE001 - the store went away between opening and now
+            log.error("GitHub webhooks are unavailable: %s", getattr(exc, "user_message", None) or exc)
+            self.pump = None
 
     def stop(self, app: FastAPI) -> None:
-        self.worker.stop()
+        if self.pump is not None:
+            self.pump.stop()
         if self.processor is not None:
             self.processor.client.close()
         if self.deliveries is not None:
             self.deliveries.close()
-
-    def _resume(self, delivery_id: str) -> None:
-        token = request_id_var.set(delivery_id)
-        try:
-            log.info("resuming delivery %s accepted before the last stop", delivery_id)
-            self.processor.run(delivery_id)
-        finally:
-            request_id_var.reset(token)
-
-    def _retry_later(self, delivery_id: str, delay: float) -> None:
-        self.worker.submit_later(delay, self.processor.run, delivery_id)
 
     def _secret(self) -> bytes:
         secret = self.state.settings.github_webhook_secret
@@ -119,21 +119,37 @@ class GitHubSurface:
             raise ServiceError(400, "bad_request", f"The delivery cannot be read: {exc}.") from None
         if isinstance(work, str):
             return JSONResponse({"ok": True, "status": "ignored", "reason": work})
-        if self.deliveries is None:  # the deliveries table did not open at start (the log says why)
+        if self.deliveries is None or self.pump is None:  # the store did not open at start (the log says why)
             raise ServiceError(503, "unavailable",
                                "GitHub webhooks are unavailable: the deliveries table did not open (see the log).")
-        outcome = await run_in_threadpool(self.deliveries.accept, delivery_id, event, body.decode("utf-8"))
+        subject = f"{work.repo.lower()}#{work.number}"
+        try:
+            outcome = await run_in_threadpool(self.deliveries.accept, delivery_id, event, body.decode("utf-8"),
+                                              subject)
+        except KBError as exc:  # the database is down: GitHub shows the 503 and can redeliver later
+            log.error("delivery %s not stored: %s", delivery_id, exc.user_message)
+            raise ServiceError(503, "unavailable", f"The delivery could not be stored: {exc.user_message}") from None
         if outcome == "duplicate":
             return JSONResponse({"ok": True, "status": "duplicate", "delivery": delivery_id})
-        self.worker.submit(self.processor.run, delivery_id)
+        self.pump.wake()
         log.info("%s delivery %s: %s %s#%d", outcome, delivery_id, event, work.repo, work.number)
         return JSONResponse({"ok": True, "status": outcome, "delivery": delivery_id}, status_code=202)
 
     async def _reject(self, delivery_id: str, event: str, body: bytes, reason: str) -> None:
         log.warning("delivery %s (%s) cannot be read: %s", delivery_id, event, reason)
         if self.deliveries is not None:
-            await run_in_threadpool(self.deliveries.reject, delivery_id, event,
-                                    body.decode("utf-8", errors="replace"), f"cannot be read: {reason}")
+            try:
+                await run_in_threadpool(self.deliveries.reject, delivery_id, event,
+                                        body.decode("utf-8", errors="replace"), f"cannot be read: {reason}")
+            except KBError as exc:
+                log.error("delivery %s: its failure could not be stored: %s", delivery_id, exc.user_message)
+
+
+def replica_id(settings: Settings) -> str:
+    """This replica's name on the deliveries it claims: TRIAGE_REPLICA_ID, else the host name (a pod's name in
+    Kubernetes, a container's id in Compose; it stays the same across a container's restarts, so a restarted
+    replica takes its own unfinished deliveries back at once)."""
+    return (settings.replica_id or "").strip() or socket.gethostname() or "triage-kb"
 
 
 def read_body(body: bytes) -> object:

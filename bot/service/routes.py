@@ -49,6 +49,7 @@ class Health(BaseModel):
     status: str
     entries: int | None = None
     kb: str | None = None
+    error: str | None = None     # why loading failed (one line), when it did
 
 
 _DIAGNOSE_BODY = {
@@ -136,9 +137,9 @@ async def entry(entry_id: str, state: State) -> Document:
     return doc
 
 
-@router.get("/healthz", response_model=Health, responses={503: {"model": Health, "description": "Not ready"}}, summary="200 once the knowledge base is loaded, else 503")
+@router.get("/healthz", response_model=Health, response_model_exclude_none=True, responses={503: {"model": Health, "description": "Not ready"}}, summary="200 once the knowledge base is loaded, else 503")
 async def healthz(state: State):
     if state.ready:
         return Health(ok=True, status="ready", entries=len(state.kb.documents()), kb=str(state.kb.path))
     status = "failed" if state.load_error else "loading"
-    return JSONResponse(Health(ok=False, status=status).model_dump(), status_code=503)
+    return JSONResponse(Health(ok=False, status=status, error=state.load_error).model_dump(), status_code=503)

@@ -50,6 +50,7 @@ class ServiceState:
         from kb.diagnose import Diagnoser
         from kb.feedback import FeedbackStore
         from kb.repro.results import ResultStore
+        from kb.state import state_for
 
         started = time.monotonic()
         try:
@@ -57,8 +58,10 @@ class ServiceState:
                 from bot.cli import open_kb
 
                 kb = open_kb(self.settings, self.settings.kb)
-            feedback = FeedbackStore(kb.path, scoped=self.settings.feedback_veto_scope != "global")
-            repro = ResultStore(kb.path)
+            # Both in the state store: the KB folder's SQLite file, or the database the replicas share.
+            feedback = FeedbackStore(state_for(self.settings, kb.path),
+                                     scoped=self.settings.feedback_veto_scope != "global")
+            repro = ResultStore(state_for(self.settings, kb.path))
             # Feedback makes the matcher skip entries marked wrong for a report's signature; repro results decide
             # whether a fix marked "repro" counts as verified (as in `diagnose`).
             diagnoser = Diagnoser(kb, feedback=feedback, repro=repro)

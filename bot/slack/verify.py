@@ -16,10 +16,11 @@ def repro_verifier(state):
     def run(report_text: str, diag: Diagnosis) -> str:
         from kb.repro.results import ResultStore
         from kb.repro.verify import verify_and_record
+        from kb.state import state_for
 
         state.require_ready()
         # A connection of its own: this runs in the verification thread, beside the diagnoser's reads.
-        store = ResultStore(state.kb.path)
+        store = ResultStore(state_for(state.settings, state.kb.path))
         try:
             return format_verification(verify_and_record(store, diag, report_text))
         finally:

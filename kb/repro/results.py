@@ -1,4 +1,5 @@
-"""Repro results: what ran, where, and what came of it, kept in the KB's state file (kb.state) across rebuilds.
+"""Repro results: what ran, where, and what came of it, kept in the KB's state store (kb.state: the KB folder's
+SQLite file, or the shared PostgreSQL database) across rebuilds.
 
 An entry's fix counts as verified by repro while the latest fix-mode run of one of its recipes is `fix_verified`.
 """
@@ -8,13 +9,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from kb import state
+from kb.state import StateDB, as_state
 from kb.repro.outcome import OK_STATUSES
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS repro_results (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created_at REAL NOT NULL,
+    id {id},
+    created_at {real} NOT NULL,
     entry_id TEXT NOT NULL,
     recipe_id TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('reproduced', 'not_reproduced', 'fix_verified', 'fix_failed',
@@ -24,13 +25,13 @@ CREATE TABLE IF NOT EXISTS repro_results (
     backend TEXT NOT NULL,       -- local | ray
     reason TEXT NOT NULL,        -- one line: the matched error, the check that passed, or why not
     matched TEXT,                -- the output line closest to the expected signature
-    similarity REAL,
+    similarity {real},
     exit_code INTEGER,
     python TEXT, torch TEXT, cuda TEXT, device TEXT,
-    duration_s REAL NOT NULL,
+    duration_s {real} NOT NULL,
     log_tail TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS repro_results_entry ON repro_results(entry_id);
+CREATE INDEX IF NOT EXISTS repro_results_entry ON repro_results(entry_id)
 """
 _COLUMNS = ("created_at", "entry_id", "recipe_id", "status", "kind", "fix", "backend", "reason", "matched",
             "similarity", "exit_code", "python", "torch", "cuda", "device", "duration_s", "log_tail")
@@ -71,13 +72,13 @@ class ReproResult:
 
 
 class ResultStore:
-    def __init__(self, kb_dir: Path, create: bool = True):
-        """The results of the KB in `kb_dir`; with create=False a KB without a state file reads as having none
-        (readers such as `diagnose` create nothing)."""
-        self.conn = None
-        if create or (kb_dir / state.STATE_FILE).exists():
-            self.conn = state.connect(kb_dir)
-            self.conn.executescript(_SCHEMA)
+    def __init__(self, where: StateDB | Path | None, create: bool = True):
+        """The results in a state store (kb.state.state_for), or in the KB folder `where`; with create=False a
+        KB folder without a state file reads as having none (readers such as `diagnose` create nothing)."""
+        self.db = as_state(where, create)
+        if self.db is not None:
+            db = self.db
+            db.ensure(lambda tx: tx.script(db.schema(_SCHEMA)))
 
     def record(self, r: ReproResult) -> ReproResult:
         r.created_at = r.created_at or time.time()
@@ -85,17 +86,17 @@ class ResultStore:
         values = (r.created_at, r.entry_id, r.recipe_id, r.status, r.kind, int(r.fix), r.backend, r.reason,
                   r.matched, r.similarity, r.exit_code, env.get("python"), env.get("torch"), env.get("cuda"),
                   env.get("device"), r.duration_s, r.log_tail)
-        with self.conn:
-            cur = self.conn.execute(f"INSERT INTO repro_results ({', '.join(_COLUMNS)}) VALUES "
-                                    f"({', '.join('?' * len(_COLUMNS))})", values)
-        r.id = cur.lastrowid
+        with self.db.transaction(write=True) as tx:
+            r.id = tx.execute(f"INSERT INTO repro_results ({', '.join(_COLUMNS)}) VALUES "
+                              f"({', '.join('?' * len(_COLUMNS))}) RETURNING id", values).fetchone()[0]
         return r
 
     def list(self, limit: int | None = None) -> list[ReproResult]:
-        if self.conn is None:
+        if self.db is None:
             return []
         sql = f"SELECT id, {', '.join(_COLUMNS)} FROM repro_results ORDER BY id DESC"
-        rows = self.conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
+        with self.db.transaction() as tx:
+            rows = tx.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
         return [_row(r) for r in rows]
 
     def latest(self) -> dict[tuple[str, bool], ReproResult]:
@@ -113,8 +114,8 @@ class ResultStore:
         return None
 
     def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
+        if self.db is not None:
+            self.db.close()
 
 
 def _row(row) -> ReproResult:
