@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.github.api import GitHubAppError, GitHubClient
+from bot.github.events import BadPayload, installation_of
 from bot.github.webhook import GitHubSurface
 from kb.config import Settings
 from tests.fakes.github_api import FakeApp, FakeGitHub
@@ -62,7 +63,8 @@ def test_each_installation_gets_its_own_token_minted_once_and_used_on_later_call
     key_file = tmp_path / "app.pem"
     key_file.write_text(pem(app_key))
     with FakeGitHub(token=None, app=fake_app(app_key)) as gh:
-        client = GitHubClient(app_settings(gh.url, str(key_file)))
+        # A static token beside the App is not used: the fake would refuse it.
+        client = GitHubClient(app_settings(gh.url, str(key_file), github_token="left-over-static-token"))
         assert client.authenticated_login() == "triage-kb[bot]"
         with client.installation(42):
             list(client.issue_comments("acme/trainer", 1))
@@ -194,6 +196,25 @@ def test_what_goes_wrong_in_app_mode_is_said_in_one_line(app_key, tmp_path):
     half = GitHubClient(app_settings("http://127.0.0.1:9", None))
     with pytest.raises(GitHubAppError, match="TRIAGE_GITHUB_APP_ID is set but TRIAGE_GITHUB_APP_PRIVATE_KEY is not"):
         half.app.check()
+
+
+def test_without_the_github_app_extra_the_reason_is_the_extra(app_key, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jwt" else real(name, *a))
+    client = GitHubClient(app_settings("http://127.0.0.1:9", pem(app_key)))
+    with client.installation(42), pytest.raises(GitHubAppError) as err:
+        client.add_label("acme/trainer", 1, "a")
+    assert str(err.value) == "GitHub App mode needs PyJWT: pip install 'triage-kb[github-app]'"
+
+
+def test_the_installation_comes_from_the_payload():
+    assert installation_of(issue_payload(1, "t", "b")) == 42
+    assert installation_of({"action": "opened"}) is None and installation_of({"installation": None}) is None
+    for bad in ("42", True, 0, None):
+        with pytest.raises(BadPayload, match="installation.id must be a positive integer"):
+            installation_of({"installation": {"id": bad}})
 
 
 def test_the_pem_itself_may_come_with_escaped_newlines(app_key):

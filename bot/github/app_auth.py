@@ -11,6 +11,7 @@ Every failure is a GitHubAppError of one line that names what to check; the key'
 """
 from __future__ import annotations
 
+import importlib.util
 import threading
 import time
 from collections.abc import Callable
@@ -75,16 +76,21 @@ class GitHubApp:
             raise GitHubAppError(f"GitHub App mode: {KEY_SETTING} is set but {ID_SETTING} is not")
         if not self._key_setting:
             raise GitHubAppError(f"GitHub App mode: {ID_SETTING} is set but {KEY_SETTING} is not")
+        missing = [name for name, module in (("PyJWT", "jwt"), ("cryptography", "cryptography"))
+                   if importlib.util.find_spec(module) is None]
+        if missing:
+            raise GitHubAppError(f"GitHub App mode needs {' and '.join(missing)}: pip install 'triage-kb[github-app]'")
         self._key = load_private_key(self._key_setting)
         return self._key
 
     def jwt(self) -> str:
         """A fresh JWT for the App's own endpoints."""
+        key = self._private_key()
         import jwt
 
         now = int(self.clock())
         claims = {"iat": now - JWT_BACKDATE_S, "exp": now + JWT_LIFETIME_S, "iss": self.app_id}
-        return jwt.encode(claims, self._private_key(), algorithm="RS256")
+        return jwt.encode(claims, key, algorithm="RS256")
 
     def login(self) -> str:
         """`<slug>[bot]`, the login the App's comments carry (GET /app)."""
