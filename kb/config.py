@@ -60,7 +60,12 @@ class Settings(BaseSettings):
         description="author_association values whose `/triage wrong|fixed` counts (comma-separated); the issue's "
                     "author always counts on their own issue")
     github_bot_login: str | None = Field(
-        None, description="Login the bot comments as (a GitHub App's `name[bot]`); default: asked once via GET /user")
+        None, description="Login the bot comments as; default: asked once (GET /user, or the App's `slug[bot]`)")
+    github_app_id: str | None = Field(
+        None, description="GitHub App mode: the App's id (or client id); API calls then use installation tokens "
+                          "minted with TRIAGE_GITHUB_APP_PRIVATE_KEY instead of TRIAGE_GITHUB_TOKEN")
+    github_app_private_key: SecretStr | None = Field(
+        None, description="GitHub App mode: the App's private key, a path to its .pem file or the PEM itself")
     # Slack bot
     slack_signing_secret: SecretStr | None = Field(None, description="Slack app signing secret")
     slack_bot_token: SecretStr | None = Field(None, description="Slack bot token (xoxb-...)")
@@ -110,7 +115,7 @@ def load_settings(**overrides) -> Settings:
         problems = []
         for error in exc.errors():
             name = str(error["loc"][0]) if error.get("loc") else "?"
-            secret = any(word in name for word in ("secret", "token"))
+            secret = any(word in name for word in ("secret", "token", "key"))
             value = "" if secret else f"={error.get('input')}"
             problems.append(f"TRIAGE_{name.upper()}{value}: expected {_expected_form(name, error)}")
         raise ConfigError("bad setting " + "; ".join(problems)) from None

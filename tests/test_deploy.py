@@ -78,9 +78,9 @@ def test_dockerfile_builds_a_cpu_non_root_image_that_needs_nothing_at_run_time()
     runs = " ".join(arg for op, arg in steps if op == "RUN")
     assert "torch==" in runs and "download.pytorch.org/whl/cpu" in runs
     # The project with its PostgreSQL driver (the replicas' shared state).
-    assert 'pip install ".[postgres]"' in runs
+    assert 'pip install ".[postgres,github-app]"' in runs
     # The model is unpacked and the starter KB built during the build, before the user switch.
-    assert runs.index("triage stats") > runs.index('pip install ".[postgres]"')
+    assert runs.index("triage stats") > runs.index('pip install ".[postgres,github-app]"')
     envs = " ".join(arg for op, arg in steps if op == "ENV")
     assert "TRIAGE_CACHE_DIR=/opt/triage/cache" in envs and "TRIAGE_KB=/data/kb" in envs
     user = [arg for op, arg in steps if op == "USER"][-1]

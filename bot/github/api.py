@@ -4,6 +4,10 @@ Retried: network errors, 5xx, 429, and 403 when it is a rate limit (`x-ratelimit
 the wait honours `retry-after` / `x-ratelimit-reset` (capped by TRIAGE_GITHUB_RETRY_MAX_WAIT_S), else doubles from
 TRIAGE_GITHUB_RETRY_BACKOFF_S. Creating a comment is not retried here: a 502 may still have created it, so the
 caller looks again before posting again (see process.py).
+
+Two ways to authenticate: a static token (TRIAGE_GITHUB_TOKEN), or GitHub App mode (TRIAGE_GITHUB_APP_ID and
+TRIAGE_GITHUB_APP_PRIVATE_KEY), where each call acts for the installation set with `client.installation(id)` and
+carries that installation's token (bot/github/app_auth.py).
 """
 from __future__ import annotations
 
@@ -11,25 +15,24 @@ import logging
 import random
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from urllib.parse import quote
 
 import httpx
 
+from bot.github.app_auth import GitHubApp
+from bot.github.errors import GitHubAPIError, GitHubAppError
 from kb.config import Settings
 
 log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
+__all__ = ["GitHubAPIError", "GitHubAppError", "GitHubClient", "IssueComment", "RetryPolicy"]
 
-
-class GitHubAPIError(Exception):
-    def __init__(self, method: str, path: str, status: int | None, message: str, retryable: bool, wait: float):
-        where = f"GitHub {method} {path}"
-        super().__init__(f"{where}: {status} {message}" if status else f"{where}: {message}")
-        self.status = status
-        self.retryable = retryable
-        self.wait = wait  # how long to wait before trying again, when retryable
+# The installation the calls in this context act for (App mode); each thread has its own.
+_installation: ContextVar[int | None] = ContextVar("github_installation", default=None)
 
 
 @dataclass
@@ -67,11 +70,13 @@ class IssueComment:
 
 
 class GitHubClient:
-    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, settings: Settings, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time):
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION,
                    "User-Agent": "triage-kb"}
+        self.app = GitHubApp.from_settings(settings, self.request, clock)
         token = settings.github_token.get_secret_value() if settings.github_token is not None else ""
-        if token:
+        if token and self.app is None:
             headers["Authorization"] = f"Bearer {token}"
         self.http = httpx.Client(base_url=settings.github_api_url.rstrip("/") + "/", headers=headers, timeout=30.0)
         self.policy = RetryPolicy(settings.github_retry_attempts, settings.github_retry_backoff_s,
@@ -81,18 +86,53 @@ class GitHubClient:
     def close(self) -> None:
         self.http.close()
 
+    @contextmanager
+    def installation(self, installation_id: int | None) -> Iterator[None]:
+        """The calls made inside act for this installation (App mode; the static token ignores it)."""
+        reset = _installation.set(installation_id)
+        try:
+            yield
+        finally:
+            _installation.reset(reset)
+
+    def _installation_auth(self) -> tuple[int, str]:
+        installation_id = _installation.get()
+        if installation_id is None:
+            raise GitHubAppError("GitHub App mode: the delivery has no installation.id, so there is no installation "
+                                 "to act for (is the webhook the App's, rather than a repository's?)")
+        return installation_id, self.app.installation_token(installation_id)
+
     def request(self, method: str, path: str, *, json: object = None, params: dict | None = None,
-                retry: bool = True) -> httpx.Response:
+                retry: bool = True, auth: str | None = None) -> httpx.Response:
+        """`auth`: an Authorization header for this call (the App's JWT); else the installation's token in App
+        mode, or the static token."""
         url = path if path.startswith("http") else path.lstrip("/")
+        installation = token = None
+        if auth is None and self.app is not None:
+            installation, token = self._installation_auth()
+            auth = f"Bearer {token}"
+        headers = {"Authorization": auth} if auth else None
         attempts = self.policy.attempts if retry else 1
-        for attempt in range(1, attempts + 1):
+        attempt, renewed = 0, False
+        while attempt < attempts:
+            attempt += 1
             try:
-                resp = self.http.request(method, url, json=json, params=params)
+                resp = self.http.request(method, url, json=json, params=params, headers=headers)
             except httpx.TransportError as exc:
                 error = GitHubAPIError(method, path, None, type(exc).__name__, True, self.policy.backoff(attempt))
             else:
                 if resp.is_success:
                     return resp
+                if resp.status_code == 401 and token is not None and not renewed:
+                    # The installation's token was refused (revoked, or expired early): take a new one, once. A 401
+                    # did nothing, so even a POST is safe to send again.
+                    log.warning("GitHub %s %s: installation %d's token was refused; taking a new one", method, path,
+                                installation)
+                    self.app.forget(installation, token)
+                    installation, token = self._installation_auth()
+                    headers, renewed = {"Authorization": f"Bearer {token}"}, True
+                    attempt -= 1
+                    continue
                 wait = self.policy.wait_for(resp, attempt)
                 error = GitHubAPIError(method, path, resp.status_code, _message(resp), wait is not None, wait or 0.0)
             if not error.retryable or attempt == attempts:
@@ -102,7 +142,9 @@ class GitHubClient:
         raise AssertionError("unreachable")
 
     def authenticated_login(self) -> str:
-        """The login the token acts as (GET /user)."""
+        """The login our comments carry: the App's `<slug>[bot]` (GET /app), or the token's user (GET /user)."""
+        if self.app is not None:
+            return self.app.login()
         resp = self.request("GET", "/user")
         login = resp.json().get("login") if isinstance(resp.json(), dict) else None
         if not isinstance(login, str) or not login:

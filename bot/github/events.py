@@ -108,6 +108,18 @@ def read_event(event: str, payload: object, roles: frozenset[str] | set[str] = D
     return IssueEvent(kind="feedback", verdict=verdict, role=role, **base, **extra)
 
 
+def installation_of(payload: object) -> int | None:
+    """The App installation a delivery came through (`installation.id`), or None when it has none; BadPayload when
+    it is there but not an id."""
+    if not isinstance(payload, dict) or payload.get("installation") is None:
+        return None
+    installation = _object(payload, "installation", "installation")
+    value = installation.get("id")
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise BadPayload(f"installation.id must be a positive integer, not {_shown(value)}")
+    return value
+
+
 def _object(parent: dict, key: str, where: str, required: bool = True) -> dict:
     value = parent.get(key)
     if value is None and not required:

@@ -10,7 +10,7 @@ import logging
 from bot.github.api import GitHubAPIError, GitHubClient, IssueComment
 from bot.github.comment import has_marker, parse_marker, render_match, render_no_match
 from bot.github.deliveries import MAX_ATTEMPTS, Delivery, DeliveryStore
-from bot.github.events import BadPayload, IssueEvent, read_event
+from bot.github.events import BadPayload, IssueEvent, installation_of, read_event
 from bot.service.state import ServiceState
 from kb.config import Settings
 from kb.feedback import Feedback, github_scope
@@ -33,23 +33,28 @@ class Processor:
         return self._login
 
     def bot_login(self) -> str:
-        """The login our comments are written by: TRIAGE_GITHUB_BOT_LOGIN, else the token's user (GET /user, once)."""
+        """The login our comments are written by: TRIAGE_GITHUB_BOT_LOGIN, else asked once: the App's
+        `<slug>[bot]` (GET /app) in App mode, the token's user (GET /user) otherwise."""
         if self._login is None:
             self._login = self.client.authenticated_login()
-            log.info("commenting as GitHub user %s", self._login)
+            log.info("commenting as GitHub %s %s", "App" if self.client.app else "user", self._login)
         return self._login
 
     def run(self, delivery: Delivery) -> None:
         """Process a delivery this replica claimed, and record how it ended."""
         delivery_id = delivery.id
         try:
-            work = read_event(delivery.event, delivery.payload, self.settings.feedback_roles(), self.bot_login())
-            if isinstance(work, str):
-                result = f"ignored: {work}"
-            elif work.kind == "feedback":
-                result = self.feedback(work)
-            else:
-                result = self.report(work)
+            # In App mode every call acts for the installation the delivery came through (the client says so when
+            # there is none); the static token ignores it.
+            installation = installation_of(delivery.payload) if self.client.app is not None else None
+            with self.client.installation(installation):
+                work = read_event(delivery.event, delivery.payload, self.settings.feedback_roles(), self.bot_login())
+                if isinstance(work, str):
+                    result = f"ignored: {work}"
+                elif work.kind == "feedback":
+                    result = self.feedback(work)
+                else:
+                    result = self.report(work)
         except BadPayload as exc:
             log.error("delivery %s (%s) cannot be read: %s", delivery_id, delivery.event, exc)
             self._finish(delivery_id, "failed", f"cannot be read: {exc}")

@@ -17,7 +17,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from bot.github.api import GitHubClient
+from bot.github.api import GitHubAppError, GitHubClient
 from bot.github.deliveries import DeliveryStore
 from bot.github.events import BadPayload, read_event
 from bot.github.process import Processor
@@ -66,9 +66,7 @@ class GitHubSurface:
             return
         owner = replica_id(settings)
         self.processor = Processor(self.state, GitHubClient(settings), self.deliveries, owner)
-        token = settings.github_token
-        if settings.github_webhook_secret and not (token and token.get_secret_value()):
-            log.warning("TRIAGE_GITHUB_TOKEN is not set: webhooks are accepted but comments will fail")
+        self._say_auth(settings, self.processor.client)
         self.pump = DeliveryPump(self.deliveries, self.processor.run, owner, settings.delivery_lease_s,
                                  wait_ready=lambda: self.state.wait_ready(timeout=None))
         try:
@@ -76,6 +74,23 @@ class GitHubSurface:
         except Exception as exc:  # noqa: BLE001 - the store went away between opening and now
             log.error("GitHub webhooks are unavailable: %s", getattr(exc, "user_message", None) or exc)
             self.pump = None
+
+    @staticmethod
+    def _say_auth(settings: Settings, client: GitHubClient) -> None:
+        """One line at start on how the bot will authenticate, and what is wrong with it if anything."""
+        token = settings.github_token
+        has_token = bool(token and token.get_secret_value())
+        if client.app is None:
+            if settings.github_webhook_secret and not has_token:
+                log.warning("TRIAGE_GITHUB_TOKEN is not set: webhooks are accepted but comments will fail")
+            return
+        try:
+            client.app.check()
+        except GitHubAppError as exc:
+            log.error("%s; deliveries will fail until it is fixed", exc)
+            return
+        log.info("GitHub App mode (app %s): each installation's calls use its own installation token%s",
+                 client.app.app_id, "; TRIAGE_GITHUB_TOKEN is not used" if has_token else "")
 
     def stop(self, app: FastAPI) -> None:
         if self.pump is not None:

@@ -1,12 +1,23 @@
 """A fake GitHub REST API: a real HTTP server on 127.0.0.1 that keeps issue comments and labels, records every
 call, and fails or stalls on script (`fail`, `hold`), so tests exercise our real client, retries and pagination.
+
+With `app=FakeApp(...)` it is also a GitHub App's side of GitHub: GET /app and POST
+/app/installations/{id}/access_tokens accept only a JWT that verifies with the App's public key and keeps GitHub's
+rules (RS256, `iss` the App's id, `iat` not in the future, `exp` after now and at most 10 minutes after `iat`), and
+hand out installation tokens that expire (on the fake's `clock`, which also writes the Date header) and reach only
+the installation's own accounts.
 """
 from __future__ import annotations
 
 import json
 import re
+import secrets
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -20,6 +31,23 @@ class Call:
     query: dict
     body: object
     auth: str
+    installation: int | None = None   # whose installation token it carried (App mode)
+
+
+@dataclass
+class FakeApp:
+    app_id: str
+    public_key: object                       # the App's RSA public key (cryptography)
+    slug: str = "triage-kb"
+    installations: dict[int, set[str]] = field(default_factory=lambda: {42: {"acme"}})  # id -> accounts it reaches
+    token_ttl_s: float = 3600.0
+
+
+@dataclass
+class Minted:
+    installation: int
+    token: str
+    expires_at: float
 
 
 @dataclass
@@ -40,9 +68,15 @@ class _Hold:
 
 
 class FakeGitHub:
-    def __init__(self, token: str = "test-token", page_size: int = 100, bot: dict | None = None):
-        self.token = token
-        self.bot = bot or BOT      # the account the token acts as: GET /user answers it, and it writes comments
+    def __init__(self, token: str | None = "test-token", page_size: int = 100, bot: dict | None = None,
+                 app: FakeApp | None = None, clock: Callable[[], float] = time.time):
+        self.token = token         # the static token (None: only an App's installation tokens are accepted)
+        self.app = app
+        self.clock = clock
+        # the account the token acts as: GET /user answers it, and it writes comments (an App's is `<slug>[bot]`)
+        self.bot = bot or ({"login": f"{app.slug}[bot]", "type": "Bot"} if app else BOT)
+        self.minted: list[Minted] = []      # every installation token handed out, oldest first
+        self._tokens: dict[str, Minted] = {}
         self.page_size = page_size
         self._lock = threading.Condition()
         self.calls: list[Call] = []
@@ -84,8 +118,15 @@ class FakeGitHub:
         with self._lock:
             return self._new_comment(repo, number, body, user or {"login": "someone", "type": "User"})
 
-    def reset(self) -> None:
+    def revoke(self, token: str) -> None:
+        """The installation token stops working (as when GitHub revokes it)."""
         with self._lock:
+            self._tokens.pop(token, None)
+
+    def reset(self) -> None:
+        """Forget what happened (installation tokens already handed out stay valid)."""
+        with self._lock:
+            self.minted.clear()
             self.calls.clear()
             self.comments.clear()
             self.labels.clear()
@@ -118,9 +159,62 @@ class FakeGitHub:
         self.comments.setdefault((repo, number), []).append(c)
         return c
 
+    def _jwt_refused(self, auth: str) -> str | None:
+        """Why GitHub would refuse this as the App's JWT, or None when it is good."""
+        import jwt
+
+        if self.app is None or not auth.startswith("Bearer "):
+            return "A JSON web token could not be decoded"
+        try:
+            claims = jwt.decode(auth[7:], self.app.public_key, algorithms=["RS256"],
+                                options={"verify_exp": False, "verify_iat": False, "require": ["iat", "exp", "iss"]})
+        except jwt.InvalidTokenError:
+            return "A JSON web token could not be decoded"
+        now = self.clock()
+        if not isinstance(claims["iat"], int) or claims["iat"] > now + 1:
+            return "'Issued at' claim ('iat') must be an Integer representing a time in the past"
+        if not isinstance(claims["exp"], int) or claims["exp"] <= now:
+            return "'Expiration time' claim ('exp') must be a numeric value representing the future time"
+        if claims["exp"] - claims["iat"] > 600:
+            return "'Expiration time' claim ('exp') is too far in the future"
+        if str(claims["iss"]) != self.app.app_id:
+            return "Integration not found"
+        return None
+
+    def _refused(self, path: str, call: Call) -> tuple[int, object, dict] | None:
+        """The answer to a call whose credentials do not reach `path`, or None (sets call.installation)."""
+        if path.startswith("/app"):
+            why = self._jwt_refused(call.auth)
+            return (401, {"message": why}, {}) if why else None
+        scheme, _, secret = call.auth.partition(" ")
+        if scheme not in ("Bearer", "token") or not secret:
+            return 401, {"message": "Requires authentication"}, {}
+        if self.token is not None and secret == self.token:
+            return None
+        minted = self._tokens.get(secret)
+        if minted is None or minted.expires_at <= self.clock():
+            return 401, {"message": "Bad credentials"}, {}
+        call.installation = minted.installation
+        m = re.match(r"/repos/([^/]+)/", path)
+        if path == "/user" or (m and m.group(1) not in self.app.installations.get(minted.installation, set())):
+            return 403, {"message": "Resource not accessible by integration"}, {}
+        return None
+
     def _handle(self, method: str, path: str, query: dict, body: object) -> tuple[int, object, dict]:
         if path == "/user" and method == "GET":
             return 200, {**self.bot, "id": 4242}, {}
+        if path == "/app" and method == "GET":
+            return 200, {"id": int(self.app.app_id), "slug": self.app.slug, "name": self.app.slug}, {}
+        m = re.fullmatch(r"/app/installations/(\d+)/access_tokens", path)
+        if m and method == "POST":
+            installation = int(m.group(1))
+            if installation not in self.app.installations:
+                return 404, {"message": "Not Found"}, {}
+            minted = Minted(installation, "ghs_" + secrets.token_hex(16), self.clock() + self.app.token_ttl_s)
+            self.minted.append(minted)
+            self._tokens[minted.token] = minted
+            expires = datetime.fromtimestamp(minted.expires_at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            return 201, {"token": minted.token, "expires_at": expires, "permissions": {"issues": "write"}}, {}
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues/(\d+)/comments", path)
         if m and method == "GET":
             repo, number = m.group(1), int(m.group(2))
@@ -168,6 +262,9 @@ class FakeGitHub:
             def log_message(self, *args):  # keep test output clean
                 pass
 
+            def date_time_string(self, timestamp=None):  # the Date header tells the fake's own time
+                return formatdate(fake.clock() if timestamp is None else timestamp, usegmt=True)
+
             def _serve(self):
                 split = urlsplit(self.path)
                 length = int(self.headers.get("Content-Length") or 0)
@@ -183,8 +280,9 @@ class FakeGitHub:
                 if hold is not None:
                     hold.release.wait()
                 with fake._lock:
-                    if call.auth != f"Bearer {fake.token}":
-                        status, payload, headers = 401, {"message": "Bad credentials"}, {}
+                    refused = fake._refused(split.path, call)
+                    if refused is not None:
+                        status, payload, headers = refused
                     else:
                         rule = next((r for r in fake._rules if r.method == self.command and r.times > 0
                                      and r.pattern.search(split.path)), None)
