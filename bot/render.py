@@ -100,7 +100,7 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
             for line in best.evidence:
                 console.print(f"    [dim]- {shown(line)}[/]")
         for other in diag.matches[1:]:
-            console.print(f"  also possible: {shown(other.title)} ({shown(other.entry_id)}, score {other.score:.2f})")
+            console.print(f"  also possible: {shown(other.title)} ({shown(other.entry_id)})")
     else:
         console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {shown(diag.reason)}")
         for rel in diag.related:

@@ -59,11 +59,12 @@ def _evidence(c: Candidate) -> list[str]:
     if c.sig_pair:
         out.append(f"report line: {c.sig_pair[0][:300]}")
         out.append(f"entry line: {c.sig_pair[1][:300]}")
-        out.extend(w for w in c.sig_why if "fact" in w or "score" in w or "type" in w)
+        # The similarity's own score is left out: an answer shows one number, its confidence (the signals stay
+        # in MatchOut.signals and the score in MatchOut.score, for tools that read --json).
+        out.extend(w for w in c.sig_why if "fact" in w or "type" in w)
     for conflict in c.conflicts:
         out.append(f"conflict: {conflict}")
     out.extend(c.notes)
-    out.append("signals: " + ", ".join(f"{k} {v:.2f}" for k, v in c.signals().items()))
     return out
 
 

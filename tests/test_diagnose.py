@@ -53,6 +53,11 @@ def test_model_side_zero_size_matches_the_zero3_postmortem(diagnoser):
     assert diag.matches[0].source == "zero3_load.md"
     assert diag.query.facts["mismatch.zero_side"] == "current_model"
     assert any("zero_side agrees" in e for e in diag.matches[0].evidence)
+    # One number per answer: the similarity's score and the signals stay out of the evidence people read (the
+    # per-entry score and signals remain fields of their own, for --json readers).
+    for m in diag.matches + diag.related:
+        assert not any(e.startswith(("score", "signals")) for e in m.evidence), m.evidence
+    assert diag.matches[0].score > 0 and diag.matches[0].signals
 
 
 def test_checkpoint_side_zero_size_is_not_the_zero3_placeholder_case(diagnoser):

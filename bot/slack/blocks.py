@@ -112,8 +112,8 @@ def _match_blocks(diag: Diagnosis) -> list[dict]:
         blocks.append(section("*Evidence*\n" + code_block(text, EVIDENCE_MAX)))
     others = diag.matches[1:1 + ALSO_POSSIBLE]
     if others:
-        blocks.append(context(*(f"Also possible: {escape(cut(o.title, LINE_MAX))} (`{escape(o.entry_id)}`, "
-                                f"score {o.score:.2f})" for o in others)))
+        blocks.append(context(*(f"Also possible: {escape(cut(o.title, LINE_MAX))} (`{escape(o.entry_id)}`)"
+                                for o in others)))
     return blocks
 
 
@@ -142,7 +142,7 @@ def _fixes(best: MatchOut) -> str:
 def _related_line(rel: MatchOut) -> str:
     why = f": {escape(cut(rel.reason, LINE_MAX))}" if rel.reason else ""
     title = escape(cut(rel.title or rel.entry_id, LINE_MAX))
-    return f"• {title} (`{escape(rel.entry_id)}`, score {rel.score:.2f}){why}"
+    return f"• {title} (`{escape(rel.entry_id)}`){why}"
 
 
 def _source(source: str) -> str:
