@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kb.evidence import clip
+
 
 
 def make_console(**options) -> Console:
@@ -107,7 +109,8 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
             console.print(f"  related: {shown(rel.title)} ({shown(rel.entry_id)}) - not accepted: {shown(rel.reason)}")
     q = diag.query
     if q.exception_type or q.message:
-        console.print(f"  [dim]report: {shown(q.exception_type or '')}: {shown(q.message[:200])}[/]")
+        said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
+        console.print(f"  [dim]your report: {shown(clip(said, 200))}[/]")
     for note in q.notes:
         console.print(f"  [dim]note: {shown(note)}[/]")
     print_kb_line(kb)

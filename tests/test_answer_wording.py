@@ -35,7 +35,7 @@ def _diag(verdict: str) -> Diagnosis:
 @pytest.fixture
 def screen(monkeypatch):
     buf = io.StringIO()
-    monkeypatch.setattr(render, "console", render.make_console(file=buf, width=200, color_system=None))
+    monkeypatch.setattr(render, "console", render.make_console(file=buf, width=1000, color_system=None))
     return buf
 
 
@@ -68,3 +68,83 @@ def test_github_shows_one_number_the_confidence(verdict):
     body = render_match(diag, {}) if verdict == "match" else render_no_match(diag)
     body = body.split("\n", 1)[1]           # the hidden marker carries no number anyone reads
     assert set(NUMBER.findall(body)) <= {"87%"}, body
+
+
+# --- evidence in plain words ------------------------------------------------------------------------------------
+
+from bot.slack import blocks as slack_blocks          # noqa: E402
+from kb import evidence                                # noqa: E402
+from kb.traceback.signature import signature_of_line as signature_of, similarity  # noqa: E402
+
+
+def test_the_matchers_reasons_read_as_plain_words():
+    said = {
+        "type unknown or generic on one side (None / None)": None,
+        "score 1.000": None,
+        "template overlap 0.50 (jaccard 0.40, containment 0.70; shared: a, b)": None,
+        "same type RuntimeError": "same exception: RuntimeError",
+        "fact mismatch.zero_side agrees: current_model": "the `[0]` is on the model side in both",
+        "fact mismatch.param_role not compared: both sides are 0-sized placeholders, so every parameter fails alike":
+            "which parameter fails to load does not matter here: both sides are 0-sized placeholders, so every "
+            "parameter fails alike",
+        "fact oom.kind CONFLICTS (hard): cuda vs host_killed → ×0.25":
+            "which memory ran out: GPU memory in your line, host memory (the process was killed) in the entry's",
+    }
+    for why, want in said.items():
+        assert evidence.why_line(why) == want, why
+
+
+def test_every_reason_the_similarity_gives_reads_without_internal_terms():
+    pairs = [("RuntimeError: Error(s) in loading state_dict for M:\n\tsize mismatch for model.embed_tokens.weight: "
+              "copying a param with shape torch.Size([0]) from checkpoint, the shape in current model is "
+              "torch.Size([32000, 4096]).",
+              "size mismatch for lm_head.weight: copying a param with shape torch.Size([32000, 4096]) from "
+              "checkpoint, the shape in current model is torch.Size([0])."),
+             ("_pickle.UnpicklingError: invalid load key, '<'.", "_pickle.UnpicklingError: invalid load key, 'v'."),
+             ("torch.cuda.OutOfMemoryError: CUDA out of memory.", "ValueError: x")]
+    for a, b in pairs:
+        _, why = similarity(signature_of(a), signature_of(b))
+        for line in filter(None, map(evidence.why_line, why)):
+            assert not any(t in line for t in ("None", "fact ", "mismatch.", "CONFLICTS", "×", "score")), line
+
+
+def test_a_reason_names_the_entry_and_carries_no_second_number():
+    title = "ZeRO-3 leaves embeddings empty"
+    assert (evidence.plain_reason("the report's error is not one this entry describes", title)
+            == f"your error is not one that “{title}” describes")
+    got = evidence.plain_reason("not likely enough to be the cause (probability 0.42; an answer needs 0.50)", title)
+    assert got == "not likely enough to be the cause"
+    got = evidence.plain_reason("same kind of error, but a detail that tells the causes apart differs "
+                                "(mismatch.zero_side: report has checkpoint, entry has current_model)", title)
+    assert got.endswith("(which side has the empty `[0]` shape: the checkpoint side in your line, the model side "
+                        "in the entry's)")
+
+
+LONG = "RuntimeError: " + " ".join(["checkpoint"] * 60)
+
+
+def _whole_words_then_ellipsis(text: str) -> None:
+    assert text.endswith("…"), text
+    assert text[:-1].split()[-1] in ("checkpoint", "RuntimeError:"), text
+
+
+def test_clip_cuts_at_a_word_boundary():
+    for limit in range(40, 200, 7):
+        got = evidence.clip(LONG, limit)
+        assert len(got) <= limit
+        _whole_words_then_ellipsis(got)
+    assert evidence.clip("short", 10) == "short"
+    assert evidence.clip("/" + "x" * 100, 20) == "/" + "x" * 18 + "…"     # one long word: cut where it must
+
+
+def test_the_report_line_is_cut_at_a_word_boundary_in_the_terminal_and_slack(screen):
+    diag = _diag("no_match").model_copy(update={"query": QueryOut(exception_type="RuntimeError",
+                                                                  message=LONG[14:], signature="s")})
+    render.print_diagnosis(diag)
+    line = next(x for x in screen.getvalue().splitlines() if "your report:" in x)
+    _whole_words_then_ellipsis(line.split("your report: ", 1)[1].rstrip())
+    said = next(e["text"] for b in diagnosis_blocks(diag) for e in b.get("elements", [])
+                if isinstance(e.get("text"), str) and e["text"].startswith("Report:"))
+    _whole_words_then_ellipsis(said.removeprefix("Report: `").removesuffix("`"))
+    assert len(slack_blocks.cut(LONG, 50)) <= 50
+

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
+from kb.evidence import ENTRY_LINE, YOUR_LINE
 from kb.models import Diagnosis, Document, FixOut
 
 MARKER_PREFIX = "<!-- triage-kb"
@@ -128,10 +129,11 @@ def _environment(doc: Document | None) -> str:
 
 
 def _evidence_line(text: str) -> str:
-    label, sep, rest = text.partition(": ")
-    if not sep:
-        return _inline(text)
-    return f"{label}: `{rest.replace('`', chr(39))}`"
+    """Quoted lines (yours, the entry's) as inline code; the rest is prose."""
+    for label in (YOUR_LINE, ENTRY_LINE):
+        if text.startswith(label):
+            return f"{label}`{text[len(label):].replace('`', chr(39))}`"
+    return _inline(text)
 
 
 def _inline(text: str) -> str:

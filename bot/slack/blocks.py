@@ -41,10 +41,14 @@ def escape(text: str) -> str:
 
 
 def cut(text: str, limit: int, mark: str = "…") -> str:
-    """At most `limit` characters; never leaves half of an escaped entity behind."""
+    """At most `limit` characters, cut at a word boundary (mid-word only for one very long word); never leaves half
+    of an escaped entity behind."""
     if len(text) <= limit:
         return text
-    head = _PARTIAL_ENTITY.sub("", text[: limit - len(mark)])
+    head = text[: limit - len(mark) + 1]
+    space = head.rfind(" ")
+    head = head[:space].rstrip(" ,;:") if space >= (limit - len(mark)) * 2 // 3 else head[: limit - len(mark)]
+    head = _PARTIAL_ENTITY.sub("", head)
     return head + mark
 
 
