@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kb.evidence import clip
+from kb.evidence import clip, verified_first
 
 
 
@@ -83,30 +83,39 @@ def print_search_results(results, kb: dict | None = None) -> None:
     print_kb_line(kb)
 
 
-def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
-    from rich.panel import Panel
+def _heading(text: str) -> None:
+    console.print(f"  [bold underline]{text}[/]")
 
+
+def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
+    """An answer: the verdict with its one number (the confidence), then the headed parts in the order every
+    surface uses (root cause, fixes with the verified ones first, evidence)."""
     head = f"[bold]{shown(diag.input)}[/]: "
     if diag.verdict == "match":
         best = diag.matches[0]
         console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{shown(best.title)}[/]")
         console.print(f"  entry: {shown(best.entry_id)}   source: {shown(best.source)}")
-        console.print(Panel(shown(best.root_cause or "(no root cause recorded)"), title="Root cause", expand=False))
-        for fix in best.fixes:
+        _heading("Root cause")
+        console.print(f"    {shown(best.root_cause or '(no root cause recorded)')}")
+        if best.fixes:
+            _heading("Fixes")
+        for fix in verified_first(best.fixes):
             by_repro = fix.verified and fix.verified_by == "repro"
-            mark = "[green]✔ verified by repro[/] " if by_repro else "[green]✔ verified[/] " if fix.verified else "  "
-            who = f" ({shown(fix.verified_by)})" if fix.verified and not by_repro else ""
-            console.print(f"  {mark}{shown(fix.text)}{who}")
+            mark = ("[green]✔ verified by repro:[/] " if by_repro
+                    else f"[green]✔ verified by the {shown(fix.verified_by)}:[/] " if fix.verified else "- ")
+            console.print(f"    {mark}{shown(fix.text)}")
         if best.evidence:
-            console.print("  [dim]evidence:[/]")
+            _heading("Evidence")
             for line in best.evidence:
                 console.print(f"    [dim]- {shown(line)}[/]")
         for other in diag.matches[1:]:
             console.print(f"  also possible: {shown(other.title)} ({shown(other.entry_id)})")
     else:
         console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {shown(diag.reason)}")
+        if diag.related:
+            _heading("Nearest entries, not accepted")
         for rel in diag.related:
-            console.print(f"  related: {shown(rel.title)} ({shown(rel.entry_id)}) - not accepted: {shown(rel.reason)}")
+            console.print(f"    - {shown(rel.title)} ({shown(rel.entry_id)}): {shown(rel.reason)}")
     q = diag.query
     if q.exception_type or q.message:
         said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)

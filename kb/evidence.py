@@ -170,6 +170,11 @@ def evidence_lines(sig_pair: tuple[str, str] | None, why: list[str], conflicts: 
     return out
 
 
+def verified_first(fixes: list) -> list:
+    """Fixes in the order every rendering shows them: verified ones first, each group in the entry's order."""
+    return sorted(fixes, key=lambda f: not f.verified)
+
+
 def _reader(text: str) -> str:
     return text.replace("the report's error", "your error").replace("the report", "your report")
 

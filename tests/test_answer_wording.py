@@ -148,3 +148,28 @@ def test_the_report_line_is_cut_at_a_word_boundary_in_the_terminal_and_slack(scr
     _whole_words_then_ellipsis(said.removeprefix("Report: `").removesuffix("`"))
     assert len(slack_blocks.cut(LONG, 50)) <= 50
 
+
+# --- the same headed parts, in the same order, everywhere --------------------------------------------------------
+
+def _in_order(text: str, parts: list[str]) -> None:
+    at = [text.find(p) for p in parts]
+    assert -1 not in at and at == sorted(at), (parts, at, text)
+
+
+def test_the_terminal_heads_root_cause_fixes_evidence_with_verified_fixes_first(screen):
+    render.print_diagnosis(_diag("match"))
+    out = screen.getvalue()
+    lines = [line.strip() for line in out.splitlines()]
+    for heading in ("Root cause", "Fixes", "Evidence"):
+        assert heading in lines, out                      # a heading is a line of its own
+    _in_order(out, ["Root cause", "The cause.", "Fixes", "✔ verified by the maintainer: Do B.", "- Do A.",
+                    "Evidence", "your line: RuntimeError: boom"])
+
+
+def test_github_and_slack_put_the_parts_in_the_same_order():
+    body = render_match(_diag("match"), {})
+    _in_order(body, ["**Root cause**", "The cause.", "**Fixes**", "✅ verified by the maintainer: Do B.", "- Do A.",
+                     "Evidence", "your line: `RuntimeError: boom`"])
+    text = _slack_text(diagnosis_blocks(_diag("match")))
+    _in_order(text, ["*Root cause*", "The cause.", "*Fixes*", ":white_check_mark: *verified* (maintainer): Do B.",
+                     "• Do A.", "*Evidence*", "your line: RuntimeError: boom"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from kb.evidence import verified_first
 from kb.models import Diagnosis, MatchOut
 
 SECTION_MAX = 3000
@@ -134,7 +135,7 @@ def _no_match_blocks(diag: Diagnosis) -> list[dict]:
 
 def _fixes(best: MatchOut) -> str:
     lines = []
-    for fix in best.fixes:
+    for fix in verified_first(best.fixes):
         text = escape(cut(fix.text, LINE_MAX * 2))
         if fix.verified:
             lines.append(f":white_check_mark: *verified* ({fix.verified_by}): {text}")
