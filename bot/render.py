@@ -175,12 +175,33 @@ def print_verification(v) -> None:
 
 
 def print_recipes(rows: list[dict]) -> None:
-    table = Table(title="reproduction recipes")
-    for col in ("recipe", "entry", "kind", "GPU", "ranks", "last reproduce", "last fix"):
-        table.add_column(col, overflow="fold", no_wrap=col in ("recipe", "kind"))
+    """`triage repro list`. A wide terminal gets a column per field; a narrow one (80 columns) gets what tells the
+    recipes apart: the recipe (with its entry beneath when it is named otherwise), what it runs on, and its last
+    results; the kind of recipe is left out there (`--json` has everything)."""
+    if console.width >= 110:
+        table = Table(title="reproduction recipes")
+        for col in ("recipe", "entry", "kind", "GPU", "ranks", "last reproduce", "last fix"):
+            table.add_column(col, overflow="fold", no_wrap=col in ("recipe", "kind"))
+        for r in rows:
+            table.add_row(shown(r["id"]), shown(r["entry_id"]), shown(r["kind"]), "yes" if r["needs_gpu"] else "no",
+                          str(r["world_size"]), shown(r["last"]["reproduce"] or "-"), shown(r["last"]["fix"] or "-"))
+        console.print(table)
+        return
+    from rich import box
+
+    table = Table(title="reproduction recipes", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("recipe (and its entry)", no_wrap=True, overflow="ellipsis")
+    table.add_column("runs on", no_wrap=True)
+    table.add_column("last reproduce")
+    table.add_column("last fix")
     for r in rows:
-        table.add_row(shown(r["id"]), shown(r["entry_id"]), shown(r["kind"]), "yes" if r["needs_gpu"] else "no",
-                      str(r["world_size"]), shown(r["last"]["reproduce"] or "-"), shown(r["last"]["fix"] or "-"))
+        name = shown(r["id"])
+        if r["entry_id"] != r["id"]:
+            name += f"\n[dim]  entry {shown(r['entry_id'])}[/]"
+        ranks = r["world_size"]
+        runs = f"{'GPU' if r['needs_gpu'] else 'CPU'}, {ranks} rank{'s' if ranks != 1 else ''}"
+        last = [shown((r["last"][mode] or "-").replace("_", " ")) for mode in ("reproduce", "fix")]
+        table.add_row(name, runs, *last)
     console.print(table)
 
 
