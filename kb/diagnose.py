@@ -1,6 +1,8 @@
 """diagnose(): the one function every surface calls. Parse -> match -> a Diagnosis (kb.models)."""
 from __future__ import annotations
 
+import json
+
 from kb.evidence import evidence_lines, plain_reason
 from kb.feedback import FeedbackStore
 from kb.index.hybrid import KnowledgeBase
@@ -58,6 +60,12 @@ class Diagnoser:
         if f.verified_by == "repro" and self.repro is not None:
             verified = self.repro.verified_fix(entry_id) is not None
         return FixOut(text=f.text, verified=verified, verified_by=f.verified_by)
+
+
+def answer_json(diag: Diagnosis, kb: dict, **extra) -> str:
+    """One answer as the single line of JSON that `diagnose --json` prints and `/v1/diagnose` returns, byte for
+    byte: the diagnosis, then `kb` (kb.stats.kb_identity), then any `extra` keys (verification)."""
+    return json.dumps({**diag.model_dump(mode="json"), "kb": kb, **extra}, ensure_ascii=False)
 
 
 def _query_out(decision: Decision) -> QueryOut:
