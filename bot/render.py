@@ -115,7 +115,8 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
         if diag.related:
             _heading("Nearest entries, not accepted")
         for rel in diag.related:
-            console.print(f"    - {shown(rel.title)} ({shown(rel.entry_id)}): {shown(rel.reason)}")
+            why = f": {shown(rel.reason)}" if rel.reason else ""
+            console.print(f"    - {shown(rel.title)} ({shown(rel.entry_id)}){why}")
     q = diag.query
     if q.exception_type or q.message:
         said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)

@@ -52,6 +52,7 @@ def _slack_text(blocks: list[dict]) -> str:
 def test_the_terminal_shows_one_number_the_confidence(screen, verdict):
     render.print_diagnosis(_diag(verdict))
     assert NUMBER.findall(screen.getvalue()) == ["0.87"], screen.getvalue()
+    assert "None" not in screen.getvalue()          # an entry without a recorded reason shows none
 
 
 @pytest.mark.parametrize("verdict", ["match", "no_match"])
