@@ -51,7 +51,8 @@ class Diagnoser:
             fixes=[self._fix_out(c.doc_id, f) for f in doc.fixes],
             # Evidence and reason in plain words (kb.evidence); the one number shown is the answer's confidence.
             evidence=evidence_lines(c.sig_pair, c.sig_why, c.conflicts, c.notes), signals=c.signals(),
-            reason=plain_reason(c.reason, doc.title, c.doc_id) or None,
+            # (shown beside the entry's title, so it says "this entry"; the diagnosis' own reason names the title)
+            reason=plain_reason(c.reason) or None,
         )
 
     def _fix_out(self, entry_id: str, f: Fix) -> FixOut:

@@ -67,6 +67,9 @@ VALUES: dict[str, dict[str, str]] = {
     "torch.build": {"cpu": "CPU-only", "cuda": "CUDA"},
     "batch.world_size": {"single": "one process", "several": "several processes"},
     "load_key.byte": {"v": "`v` (a git-lfs pointer)", "<": "`<` (an HTML page)"},
+    "mismatch.delta": {"1": "1 row", "2-8": "2 to 8 rows", "9-64": "9 to 64 rows", "65-1024": "65 to 1024 rows",
+                       ">1024": "more than 1024 rows"},
+    "mismatch.dim": {"several": "several dimensions", "none": "no dimension"},
 }
 
 
@@ -83,6 +86,10 @@ def agreement(name: str, raw: str) -> str:
     """One sentence: both lines say the same thing about a fact."""
     if name == "mismatch.zero_side" and raw in ("current_model", "checkpoint"):
         return f"the `[0]` is on {value(name, raw)} in both"
+    if name == "mismatch.zero_side" and raw == "none":
+        return "neither side has an empty `[0]` shape, in both"
+    if name == "mismatch.dim" and raw.isdigit():
+        return f"{label(name)}: dimension {raw} in both"
     return f"{label(name)}: {value(name, raw)} in both"
 
 
@@ -197,4 +204,6 @@ def plain_reason(reason: str, title: str | None = None, entry_id: str | None = N
         text = text.replace("not one this entry describes", f"not one that “{title}” describes")
         text = text.replace("points to this entry", f"points to “{title}”")
         text = text.replace("points to this one", f"points to “{title}”")
+        if text.startswith("not likely enough to be the cause"):
+            text = f"“{title}” is {text}"
     return text

@@ -114,7 +114,8 @@ def test_a_reason_names_the_entry_and_carries_no_second_number():
     assert (evidence.plain_reason("the report's error is not one this entry describes", title)
             == f"your error is not one that “{title}” describes")
     got = evidence.plain_reason("not likely enough to be the cause (probability 0.42; an answer needs 0.50)", title)
-    assert got == "not likely enough to be the cause"
+    assert got == f"“{title}” is not likely enough to be the cause"
+    assert evidence.why_line("fact mismatch.delta agrees: >1024") == "by how many rows the shapes differ: more than 1024 rows in both"
     got = evidence.plain_reason("same kind of error, but a detail that tells the causes apart differs "
                                 "(mismatch.zero_side: report has checkpoint, entry has current_model)", title)
     assert got.endswith("(which side has the empty `[0]` shape: the checkpoint side in your line, the model side "
