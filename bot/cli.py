@@ -340,8 +340,7 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
     """Diagnose tracebacks / error reports (FILE... ; - reads standard input)."""
     from bot.progress import progress_bar
     from bot.render import print_diagnosis
-    from kb.diagnose import Diagnoser
-
+    from kb.diagnose import Diagnoser, answer_json
     from kb.stats import kb_identity
 
     settings = settings_from(ctx)
@@ -374,10 +373,8 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
 
             verification = verify_and_record(diagnoser.repro, diag, text)
         if as_json:
-            row = {**diag.model_dump(mode="json"), "kb": source}
-            if verification is not None:
-                row["verification"] = verification.as_dict()
-            click.echo(json.dumps(row, ensure_ascii=False))
+            extra = {"verification": verification.as_dict()} if verification is not None else {}
+            click.echo(answer_json(diag, source, **extra))
         else:
             print_diagnosis(diag, verification, kb=source)
     # Nothing is left to write (the KB is opened read-only), and the OpenMP threads of FAISS and the query encoder

@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kb.evidence import clip, verified_first
+
 
 
 def make_console(**options) -> Console:
@@ -81,33 +83,44 @@ def print_search_results(results, kb: dict | None = None) -> None:
     print_kb_line(kb)
 
 
-def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
-    from rich.panel import Panel
+def _heading(text: str) -> None:
+    console.print(f"  [bold underline]{text}[/]")
 
+
+def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
+    """An answer: the verdict with its one number (the confidence), then the headed parts in the order every
+    surface uses (root cause, fixes with the verified ones first, evidence)."""
     head = f"[bold]{shown(diag.input)}[/]: "
     if diag.verdict == "match":
         best = diag.matches[0]
         console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{shown(best.title)}[/]")
         console.print(f"  entry: {shown(best.entry_id)}   source: {shown(best.source)}")
-        console.print(Panel(shown(best.root_cause or "(no root cause recorded)"), title="Root cause", expand=False))
-        for fix in best.fixes:
+        _heading("Root cause")
+        console.print(f"    {shown(best.root_cause or '(no root cause recorded)')}")
+        if best.fixes:
+            _heading("Fixes")
+        for fix in verified_first(best.fixes):
             by_repro = fix.verified and fix.verified_by == "repro"
-            mark = "[green]✔ verified by repro[/] " if by_repro else "[green]✔ verified[/] " if fix.verified else "  "
-            who = f" ({shown(fix.verified_by)})" if fix.verified and not by_repro else ""
-            console.print(f"  {mark}{shown(fix.text)}{who}")
+            mark = ("[green]✔ verified by repro:[/] " if by_repro
+                    else f"[green]✔ verified by the {shown(fix.verified_by)}:[/] " if fix.verified else "- ")
+            console.print(f"    {mark}{shown(fix.text)}")
         if best.evidence:
-            console.print("  [dim]evidence:[/]")
+            _heading("Evidence")
             for line in best.evidence:
                 console.print(f"    [dim]- {shown(line)}[/]")
         for other in diag.matches[1:]:
-            console.print(f"  also possible: {shown(other.title)} ({shown(other.entry_id)}, score {other.score:.2f})")
+            console.print(f"  also possible: {shown(other.title)} ({shown(other.entry_id)})")
     else:
         console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {shown(diag.reason)}")
+        if diag.related:
+            _heading("Nearest entries, not accepted")
         for rel in diag.related:
-            console.print(f"  related: {shown(rel.title)} ({shown(rel.entry_id)}) - not accepted: {shown(rel.reason)}")
+            why = f": {shown(rel.reason)}" if rel.reason else ""
+            console.print(f"    - {shown(rel.title)} ({shown(rel.entry_id)}){why}")
     q = diag.query
     if q.exception_type or q.message:
-        console.print(f"  [dim]report: {shown(q.exception_type or '')}: {shown(q.message[:200])}[/]")
+        said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
+        console.print(f"  [dim]your report: {shown(clip(said, 200))}[/]")
     for note in q.notes:
         console.print(f"  [dim]note: {shown(note)}[/]")
     print_kb_line(kb)
@@ -163,12 +176,33 @@ def print_verification(v) -> None:
 
 
 def print_recipes(rows: list[dict]) -> None:
-    table = Table(title="reproduction recipes")
-    for col in ("recipe", "entry", "kind", "GPU", "ranks", "last reproduce", "last fix"):
-        table.add_column(col, overflow="fold", no_wrap=col in ("recipe", "kind"))
+    """`triage repro list`. A wide terminal gets a column per field; a narrow one (80 columns) gets what tells the
+    recipes apart: the recipe (with its entry beneath when it is named otherwise), what it runs on, and its last
+    results; the kind of recipe is left out there (`--json` has everything)."""
+    if console.width >= 110:
+        table = Table(title="reproduction recipes")
+        for col in ("recipe", "entry", "kind", "GPU", "ranks", "last reproduce", "last fix"):
+            table.add_column(col, overflow="fold", no_wrap=col in ("recipe", "kind"))
+        for r in rows:
+            table.add_row(shown(r["id"]), shown(r["entry_id"]), shown(r["kind"]), "yes" if r["needs_gpu"] else "no",
+                          str(r["world_size"]), shown(r["last"]["reproduce"] or "-"), shown(r["last"]["fix"] or "-"))
+        console.print(table)
+        return
+    from rich import box
+
+    table = Table(title="reproduction recipes", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("recipe (and its entry)", no_wrap=True, overflow="ellipsis")
+    table.add_column("runs on", no_wrap=True)
+    table.add_column("last reproduce")
+    table.add_column("last fix")
     for r in rows:
-        table.add_row(shown(r["id"]), shown(r["entry_id"]), shown(r["kind"]), "yes" if r["needs_gpu"] else "no",
-                      str(r["world_size"]), shown(r["last"]["reproduce"] or "-"), shown(r["last"]["fix"] or "-"))
+        name = shown(r["id"])
+        if r["entry_id"] != r["id"]:
+            name += f"\n[dim]  entry {shown(r['entry_id'])}[/]"
+        ranks = r["world_size"]
+        runs = f"{'GPU' if r['needs_gpu'] else 'CPU'}, {ranks} rank{'s' if ranks != 1 else ''}"
+        last = [shown((r["last"][mode] or "-").replace("_", " ")) for mode in ("reproduce", "fix")]
+        table.add_row(name, runs, *last)
     console.print(table)
 
 

@@ -22,7 +22,7 @@ def ensure_starter_kb(settings: Settings, progress: Progress | None = None) -> P
     stamp = kb_dir / HASH_FILE
     if stamp.exists() and stamp.read_text().strip() == want and (kb_dir / "CURRENT").exists():
         return kb_dir
-    print("Building the bundled starter knowledge base (first use; takes a minute)...", file=sys.stderr)
+    print("Building the bundled starter knowledge base (first use; a few minutes on a small machine)...", file=sys.stderr)
     ingest([ENTRIES_DIR], kb_dir, settings, prune=True, progress=progress)
     stamp.write_text(want + "\n")
     return kb_dir

@@ -1,6 +1,9 @@
 """diagnose(): the one function every surface calls. Parse -> match -> a Diagnosis (kb.models)."""
 from __future__ import annotations
 
+import json
+
+from kb.evidence import evidence_lines, plain_reason
 from kb.feedback import FeedbackStore
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
@@ -34,8 +37,11 @@ class Diagnoser:
         else:
             matches = []
             related = [self._entry_out(c, decision) for c in decision.ranked[:RELATED_MAX]]
+        # The reason names the entry it is about by its title (the first shown: the answer, or the nearest entry).
+        first = (matches or related or [None])[0]
+        reason = plain_reason(decision.reason, first.title, first.entry_id) if first else plain_reason(decision.reason)
         return Diagnosis(input=name, verdict=decision.verdict, confidence=decision.confidence, matches=matches,
-                         related=related, query=query, reason=decision.reason)
+                         related=related, query=query, reason=reason)
 
     def _entry_out(self, c: Candidate, decision: Decision) -> MatchOut:
         doc = self.kb.documents()[c.doc_id]
@@ -43,7 +49,10 @@ class Diagnoser:
             entry_id=c.doc_id, title=doc.title, source=doc.source, score=round(c.score, 4),
             root_cause=doc.root_cause,
             fixes=[self._fix_out(c.doc_id, f) for f in doc.fixes],
-            evidence=_evidence(c), signals=c.signals(), reason=c.reason or None,
+            # Evidence and reason in plain words (kb.evidence); the one number shown is the answer's confidence.
+            evidence=evidence_lines(c.sig_pair, c.sig_why, c.conflicts, c.notes), signals=c.signals(),
+            # (shown beside the entry's title, so it says "this entry"; the diagnosis' own reason names the title)
+            reason=plain_reason(c.reason) or None,
         )
 
     def _fix_out(self, entry_id: str, f: Fix) -> FixOut:
@@ -54,17 +63,10 @@ class Diagnoser:
         return FixOut(text=f.text, verified=verified, verified_by=f.verified_by)
 
 
-def _evidence(c: Candidate) -> list[str]:
-    out = []
-    if c.sig_pair:
-        out.append(f"report line: {c.sig_pair[0][:300]}")
-        out.append(f"entry line: {c.sig_pair[1][:300]}")
-        out.extend(w for w in c.sig_why if "fact" in w or "score" in w or "type" in w)
-    for conflict in c.conflicts:
-        out.append(f"conflict: {conflict}")
-    out.extend(c.notes)
-    out.append("signals: " + ", ".join(f"{k} {v:.2f}" for k, v in c.signals().items()))
-    return out
+def answer_json(diag: Diagnosis, kb: dict, **extra) -> str:
+    """One answer as the single line of JSON that `diagnose --json` prints and `/v1/diagnose` returns, byte for
+    byte: the diagnosis, then `kb` (kb.stats.kb_identity), then any `extra` keys (verification)."""
+    return json.dumps({**diag.model_dump(mode="json"), "kb": kb, **extra}, ensure_ascii=False)
 
 
 def _query_out(decision: Decision) -> QueryOut:

@@ -116,3 +116,17 @@ class Diagnosis(BaseModel):
     related: list[MatchOut] = Field(default_factory=list)
     query: QueryOut
     reason: str = ""                          # one line: why this verdict
+
+
+class KBIdentity(BaseModel):
+    """Which knowledge base answered (kb.stats.kb_identity): its folder, how many documents, when it was built."""
+
+    path: str
+    documents: int | None
+    built_at: str | None
+
+
+class Answer(Diagnosis):
+    """What `diagnose --json` prints and `/v1/diagnose` returns: the diagnosis and the KB it came from."""
+
+    kb: KBIdentity

@@ -33,7 +33,7 @@ def test_english_prose_about_backward_oom_finds_the_chinese_postmortem(diagnoser
     diag = diagnoser.diagnose(text)
     assert diag.verdict == "match", diag.reason
     assert diag.matches[0].source == "oom_activation_zh.md"
-    assert diag.reason.startswith("no error line in the report")     # the answer says what it rests on
+    assert diag.reason.startswith("no error line in your report")     # the answer says what it rests on
 
 
 def test_a_report_naming_oom_is_not_explained_by_an_entry_of_another_error(diagnoser):

@@ -52,20 +52,53 @@ def test_model_side_zero_size_matches_the_zero3_postmortem(diagnoser):
     assert diag.verdict == "match"
     assert diag.matches[0].source == "zero3_load.md"
     assert diag.query.facts["mismatch.zero_side"] == "current_model"
-    assert any("zero_side agrees" in e for e in diag.matches[0].evidence)
+    evidence = diag.matches[0].evidence
+    assert evidence[0].startswith("your line: size mismatch") and evidence[1].startswith("the entry's line: ")
+    assert "same exception: RuntimeError" in evidence
+    assert "the `[0]` is on the model side in both" in evidence
+    # One number per answer: the similarity's score and the signals stay out of the evidence people read (the
+    # per-entry score and signals remain fields of their own, for --json readers).
+    for m in diag.matches + diag.related:
+        assert not any(e.startswith(("score", "signals")) for e in m.evidence), m.evidence
+        _in_plain_words(m.evidence)
+    _in_plain_words([diag.reason])
+    assert diag.matches[0].score > 0 and diag.matches[0].signals
+
+
+# What only the matcher's developers would understand: fact and signal names, developers' wording, None.
+INTERNAL = ("None", "fact ", "mismatch.", "zero_side", "param_role", "load_key", "signals", "signature ", "bm25",
+            "corroboration", "probability", "template", "CONFLICTS", "report has", "entry has", "×")
+
+
+def _in_plain_words(lines: list[str]) -> None:
+    for line in lines:
+        assert not any(term in line for term in INTERNAL), line
 
 
 def test_checkpoint_side_zero_size_is_not_the_zero3_placeholder_case(diagnoser):
     diag = diagnoser.diagnose((REPORTS / "zero3_checkpoint_side.txt").read_text())
     assert diag.verdict == "no_match"
     assert diag.related and diag.related[0].source == "zero3_load.md"
-    assert "zero_side" in diag.related[0].reason
+    assert ("which side has the empty `[0]` shape: the checkpoint side in your line, the model side in the entry's"
+            in diag.related[0].reason)
+    for m in diag.related:
+        _in_plain_words([m.reason, *m.evidence])
 
 
 def test_html_page_is_not_a_git_lfs_pointer(diagnoser):
     diag = diagnoser.diagnose((REPORTS / "html_load_key.txt").read_text())
     assert diag.verdict == "no_match"
-    assert "load_key.byte" in diag.reason
+    assert "the first byte of the file that could not be unpickled: `<` (an HTML page) in your line" in diag.reason
+    _in_plain_words([diag.reason])
+
+
+def test_a_no_match_names_the_entry_it_speaks_of(diagnoser):
+    diag = diagnoser.diagnose((REPORTS / "unrelated.txt").read_text())
+    assert diag.verdict == "no_match"
+    nearest = diag.related[0]
+    assert diag.reason == f"your error is not one that “{nearest.title}” describes"
+    for m in diag.related:
+        _in_plain_words([m.reason, *m.evidence])
 
 
 def test_unrelated_error_abstains_and_empty_report_says_so(diagnoser):

@@ -127,7 +127,8 @@ def test_our_own_comments_are_known_by_their_author_not_by_the_marker():
 def _diag(fixes: list[FixOut]) -> Diagnosis:
     match = MatchOut(entry_id="e1", title="Title with <b>html</b> and @someone", source="e1.md", score=0.9,
                      root_cause="Because\nof <reasons>.", fixes=fixes,
-                     evidence=["report line: RuntimeError: `x`", "entry line: RuntimeError: y", "signals: bm25 1.00"])
+                     evidence=["your line: RuntimeError: `x`", "the entry's line: RuntimeError: y",
+                               "same exception: RuntimeError"])
     return Diagnosis(input="r", verdict="match", confidence=0.93, matches=[match],
                      query=QueryOut(exception_type="RuntimeError", message="m", signature="RuntimeError: m"))
 
@@ -143,7 +144,8 @@ def test_the_comment_says_what_was_verified_and_how():
     assert "✅ verified by the maintainer: Do B." in body and "\n- Do C." in body
     assert "Confidence 93%" in body and "source `e1.md`" in body
     assert "affected: torch>=2.6" in body
-    assert "report line: `RuntimeError: 'x'`" in body and "signals:" not in body
+    assert "your line: `RuntimeError: 'x'`" in body and "the entry's line: `RuntimeError: y`" in body
+    assert "- same exception: RuntimeError" in body
     assert "<b>" not in body and "@someone" not in body and "Because of &lt;reasons>." in body
     assert "/triage wrong" in body and "/triage fixed" in body
 

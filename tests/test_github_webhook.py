@@ -91,7 +91,7 @@ def test_opened_issue_with_a_known_traceback_gets_one_comment_and_the_label(serv
     body = comment["body"]
     assert body.startswith("<!-- triage-kb entry=zero3_load sig=")
     for part in ("resuming under ZeRO-3", "Root cause", "GatheredParameters", "verified by the reporter",
-                 "report line: ", "source `zero3_load.md`", "/triage wrong", "/triage fixed"):
+                 "your line: ", "source `zero3_load.md`", "/triage wrong", "/triage fixed"):
         assert part in body
     assert fake.labels[(REPO, 1)] == [LABEL]
     assert all(c.auth == f"Bearer {TOKEN}" for c in fake.calls)

@@ -71,9 +71,12 @@ def test_diagnose_returns_what_diagnose_json_prints(client, settings, kb_dir):
     cli = subprocess.run([sys.executable, "-m", "bot.cli", "diagnose", "--json", str(report)], cwd=ROOT, env=env,
                          capture_output=True, timeout=120)
     assert cli.returncode == 0, cli.stderr.decode()
+    assert resp.content == cli.stdout                   # the same bytes, not only the same object
     expected = json.loads(cli.stdout)
-    assert resp.json() == expected
     assert expected["verdict"] == "match" and expected["matches"][0]["entry_id"] == "zero3_load"
+    assert expected["kb"] == {"path": str(kb_dir.resolve()), "documents": 3, "built_at": expected["kb"]["built_at"]}
+    assert expected["kb"]["built_at"]
+    assert resp.headers["content-type"].startswith("application/json")
 
 
 def test_diagnose_takes_a_file_upload_or_plain_text(client):
@@ -136,6 +139,8 @@ def test_openapi_docs_are_served(client):
             "/github/webhook"} <= set(spec["paths"])
     body_types = spec["paths"]["/v1/diagnose"]["post"]["requestBody"]["content"]
     assert {"application/json", "multipart/form-data"} <= set(body_types)
+    answer = spec["paths"]["/v1/diagnose"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert set(spec["components"]["schemas"][answer["$ref"].rsplit("/", 1)[1]]["properties"]) >= {"verdict", "kb"}
     assert client.get("/docs").status_code == 200
 
 

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
+from kb.evidence import ENTRY_LINE, YOUR_LINE, verified_first
 from kb.models import Diagnosis, Document, FixOut
 
 MARKER_PREFIX = "<!-- triage-kb"
@@ -61,20 +62,23 @@ def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | N
              f"**{_inline(best.title)}**",
              f"Confidence {diag.confidence:.0%} · entry `{best.entry_id}` · source `{_inline(best.source)}`",
              "",
-             "**Root cause.** " + (_inline(best.root_cause) or "_not recorded in the postmortem_"),
+             "**Root cause**",
+             "",
+             _inline(best.root_cause) or "_not recorded in the postmortem_",
              ""]
+    # The same parts in the same order as the terminal and Slack: root cause, fixes (verified first), evidence.
     if best.fixes:
-        lines.append("**Fix**")
-        lines.extend(f"- {_fix_label(f, doc, repro_env)}{_inline(f.text)}" for f in best.fixes)
+        lines.extend(["**Fixes**", ""])
+        lines.extend(f"- {_fix_label(f, doc, repro_env)}{_inline(f.text)}" for f in verified_first(best.fixes))
         lines.append("")
+    evidence = best.evidence[:EVIDENCE_MAX]
+    if evidence:
+        lines.extend(["<details><summary>Evidence: why this entry</summary>", ""])
+        lines.extend(f"- {_evidence_line(e)}" for e in evidence)
+        lines.extend(["", "</details>", ""])
     env = _environment(doc)
     if env:
         lines.extend([env, ""])
-    evidence = [e for e in best.evidence if not e.startswith("signals:")][:EVIDENCE_MAX]
-    if evidence:
-        lines.extend(["<details><summary>Why this entry</summary>", ""])
-        lines.extend(f"- {_evidence_line(e)}" for e in evidence)
-        lines.extend(["", "</details>", ""])
     others = diag.matches[1:]
     if others:
         lines.append("Also possible: " + "; ".join(f"`{m.entry_id}` {_inline(m.title)}" for m in others))
@@ -128,10 +132,11 @@ def _environment(doc: Document | None) -> str:
 
 
 def _evidence_line(text: str) -> str:
-    label, sep, rest = text.partition(": ")
-    if not sep:
-        return _inline(text)
-    return f"{label}: `{rest.replace('`', chr(39))}`"
+    """Quoted lines (yours, the entry's) as inline code; the rest is prose."""
+    for label in (YOUR_LINE, ENTRY_LINE):
+        if text.startswith(label):
+            return f"{label}`{text[len(label):].replace('`', chr(39))}`"
+    return _inline(text)
 
 
 def _inline(text: str) -> str:

@@ -6,13 +6,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 
 from bot.service.errors import ServiceError, error_responses
 from bot.service.jsonbody import parse_json
 from bot.service.state import ServiceState, service_state
-from kb.models import Diagnosis, Document
+from kb.models import Answer, Document
 from kb.report_input import decode_report
 
 router = APIRouter()
@@ -102,16 +102,20 @@ def _decoded(data: bytes, max_report_bytes: int, what: str) -> str:
     return text
 
 
-@router.post("/v1/diagnose", response_model=Diagnosis, openapi_extra=_DIAGNOSE_BODY,
+@router.post("/v1/diagnose", response_model=Answer, openapi_extra=_DIAGNOSE_BODY,
              responses=error_responses(400, 413, 415, 422, 503),
-             summary="Diagnose a report (the object `diagnose --json` prints)")
-async def diagnose(request: Request, state: State) -> Diagnosis:
+             summary="Diagnose a report (the object `diagnose --json` prints, byte for byte)")
+async def diagnose(request: Request, state: State) -> Response:
     state.require_ready()
     body = await _read_diagnose_request(request, state.settings.max_report_bytes)
     text = body.text
     if len(text.encode("utf-8", errors="replace")) > state.settings.max_report_bytes:
         text, _ = decode_report(text.encode("utf-8", errors="replace"), state.settings.max_report_bytes)
-    return await run_in_threadpool(state.diagnose, text, body.name, body.top)
+    diag = await run_in_threadpool(state.diagnose, text, body.name, body.top)
+    from kb.diagnose import answer_json          # loaded with the KB, not with the app
+
+    # Written by the same function as `diagnose --json`, so the two stay the same bytes (with the KB they name).
+    return Response(answer_json(diag, state.kb_identity) + "\n", media_type="application/json")
 
 
 @router.get("/v1/search", response_model=list[SearchHit], responses=error_responses(422, 503), summary="Hybrid (dense + BM25) search")

@@ -33,6 +33,7 @@ class ServiceState:
     feedback: FeedbackStore | None = None
     repro: ResultStore | None = None
     load_error: str | None = None
+    kb_identity: dict | None = None      # kb.stats.kb_identity of the loaded KB: every answer names it
     # Called (in the loading thread) once the KB is open and before the service reports ready, so that a request
     # let in by /healthz never finds a surface half set up. Work a hook starts in the background calls wait_ready.
     ready_hooks: list[Callable[[ServiceState], None]] = field(default_factory=list)
@@ -51,6 +52,7 @@ class ServiceState:
         from kb.feedback import FeedbackStore
         from kb.repro.results import ResultStore
         from kb.state import state_for
+        from kb.stats import kb_identity
 
         started = time.monotonic()
         try:
@@ -66,11 +68,13 @@ class ServiceState:
             # whether a fix marked "repro" counts as verified (as in `diagnose`).
             diagnoser = Diagnoser(kb, feedback=feedback, repro=repro)
             kb.embed_query("warm up")
+            identity = kb_identity(kb)
         except Exception as exc:  # noqa: BLE001 - reported by /healthz and the log, not raised into the loop
             self.load_error = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
             log.error("knowledge base failed to load: %s", self.load_error)
             return
         self.kb, self.feedback, self.repro, self.diagnoser = kb, feedback, repro, diagnoser
+        self.kb_identity = identity
         for hook in self.ready_hooks:
             try:
                 hook(self)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from kb.evidence import verified_first
 from kb.models import Diagnosis, MatchOut
 
 SECTION_MAX = 3000
@@ -41,10 +42,14 @@ def escape(text: str) -> str:
 
 
 def cut(text: str, limit: int, mark: str = "…") -> str:
-    """At most `limit` characters; never leaves half of an escaped entity behind."""
+    """At most `limit` characters, cut at a word boundary (mid-word only for one very long word); never leaves half
+    of an escaped entity behind."""
     if len(text) <= limit:
         return text
-    head = _PARTIAL_ENTITY.sub("", text[: limit - len(mark)])
+    head = text[: limit - len(mark) + 1]
+    space = head.rfind(" ")
+    head = head[:space].rstrip(" ,;:") if space >= (limit - len(mark)) * 2 // 3 else head[: limit - len(mark)]
+    head = _PARTIAL_ENTITY.sub("", head)
     return head + mark
 
 
@@ -112,8 +117,8 @@ def _match_blocks(diag: Diagnosis) -> list[dict]:
         blocks.append(section("*Evidence*\n" + code_block(text, EVIDENCE_MAX)))
     others = diag.matches[1:1 + ALSO_POSSIBLE]
     if others:
-        blocks.append(context(*(f"Also possible: {escape(cut(o.title, LINE_MAX))} (`{escape(o.entry_id)}`, "
-                                f"score {o.score:.2f})" for o in others)))
+        blocks.append(context(*(f"Also possible: {escape(cut(o.title, LINE_MAX))} (`{escape(o.entry_id)}`)"
+                                for o in others)))
     return blocks
 
 
@@ -130,7 +135,7 @@ def _no_match_blocks(diag: Diagnosis) -> list[dict]:
 
 def _fixes(best: MatchOut) -> str:
     lines = []
-    for fix in best.fixes:
+    for fix in verified_first(best.fixes):
         text = escape(cut(fix.text, LINE_MAX * 2))
         if fix.verified:
             lines.append(f":white_check_mark: *verified* ({fix.verified_by}): {text}")
@@ -142,7 +147,7 @@ def _fixes(best: MatchOut) -> str:
 def _related_line(rel: MatchOut) -> str:
     why = f": {escape(cut(rel.reason, LINE_MAX))}" if rel.reason else ""
     title = escape(cut(rel.title or rel.entry_id, LINE_MAX))
-    return f"• {title} (`{escape(rel.entry_id)}`, score {rel.score:.2f}){why}"
+    return f"• {title} (`{escape(rel.entry_id)}`){why}"
 
 
 def _source(source: str) -> str:
