@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 
-STAGES = {"read": "Reading", "extract": "Extracting", "embed": "Embedding", "index": "Indexing", "build": "Building"}
+STAGES = {"read": "Reading", "extract": "Extracting", "embed": "Embedding", "index": "Indexing", "build": "Building",
+          "fetch": "Fetching"}
 
 
 @contextmanager

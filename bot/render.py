@@ -66,6 +66,20 @@ def print_ingest_report(report, kb_dir: Path) -> None:
         err_console.print(f"  note: {shown(note)}")
 
 
+def print_import_report(report, repos: list[str], kb_dir: Path) -> None:
+    """`triage import github` for people (`--json` prints `report.as_dict()`)."""
+    console.print(
+        f"[bold]{shown(kb_dir)}[/] from {shown(', '.join(repos))}: {report.fetched} threads fetched; "
+        f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged "
+        f"({report.resolved} resolved, {report.unresolved} unresolved); {report.embedded} chunks embedded; "
+        f"{report.requests} requests ({report.not_modified} not modified) -> {report.documents} documents",
+        soft_wrap=True)
+    for reason, n in sorted(report.skipped.items()):
+        err_console.print(f"  skipped {n}: {shown(reason)}")
+    for note in report.notes:
+        err_console.print(f"  note: {shown(note)}")
+
+
 def print_search_results(results, kb: dict | None = None) -> None:
     if not results:
         console.print("No results.")
