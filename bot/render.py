@@ -103,6 +103,8 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
         best = diag.matches[0]
         console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{shown(best.title)}[/]")
         console.print(f"  entry: {shown(best.entry_id)}   source: {shown(best.source)}")
+        if best.issue is not None:
+            print_issue(best.issue)
         console.print(Panel(shown(best.root_cause or "(no root cause recorded)"), title="Root cause", expand=False))
         for fix in best.fixes:
             by_repro = fix.verified and fix.verified_by == "repro"
@@ -118,7 +120,8 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     else:
         console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {shown(diag.reason)}")
         for rel in diag.related:
-            console.print(f"  related: {shown(rel.title)} ({shown(rel.entry_id)}) - not accepted: {shown(rel.reason)}")
+            where = f"{shown(rel.entry_id)}" if rel.issue is None else f"{shown(issue_label(rel.issue))}"
+            console.print(f"  related: {shown(rel.title)} ({where}) - not accepted: {shown(rel.reason)}")
     q = diag.query
     if q.exception_type or q.message:
         console.print(f"  [dim]report: {shown(q.exception_type or '')}: {shown(q.message[:200])}[/]")
@@ -127,6 +130,30 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     print_kb_line(kb)
     if verification is not None:
         print_verification(verification)
+
+
+def issue_label(issue) -> str:
+    """acme/trainer#12 (closed, fixed by #50): an imported issue thread as answers name it."""
+    state = issue.state or "?"
+    if issue.state_reason and issue.state_reason not in ("completed",):
+        state += f" as {issue.state_reason.replace('_', ' ')}"
+    if issue.pull_request:
+        state += f", fixed by #{issue.pull_request}"
+    return f"{issue.repo}#{issue.number} ({state})"
+
+
+def print_issue(issue) -> None:
+    """The issue thread a match comes from: number, state, closing PR, link, and its resolution with who gave it."""
+    console.print(f"  issue: {shown(issue_label(issue))} {shown(issue.title)}", soft_wrap=True)
+    if issue.url:
+        console.print(f"  link: {shown(issue.url)}", soft_wrap=True)
+    res = issue.resolution
+    if res is not None:
+        who = {"maintainer": f"maintainer, {res.author_association or '?'}",
+               "reporter": "reporter confirmed", "pull_request": f"closing pull request #{res.pull_request}",
+               "commit": "closing commit"}[res.kind]
+        text = " ".join(res.text.split())
+        console.print(f"  resolution ({shown(who)}): {shown(text[:400])}", soft_wrap=True)
 
 
 def _size(n: int) -> str:

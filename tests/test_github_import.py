@@ -239,6 +239,56 @@ def test_export_shows_source_url_state_and_resolution(imported):
     assert rows["github:acme/trainer#5"]["resolution"] is None
 
 
+def test_a_new_report_of_a_resolved_failure_is_answered_with_the_thread(imported):
+    from bot.render import print_diagnosis
+    from kb.diagnose import Diagnoser
+
+    fake, kb_dir, settings, report, waits = imported
+    # Thread #1's failure from another machine: other paths, line numbers, sizes and model.
+    text = """Traceback (most recent call last):
+  File "/mnt/jobs/qwen_sft/run.py", line 212, in main
+    model.load_state_dict(sd, strict=False)
+  File "/opt/conda/envs/py311/lib/python3.11/site-packages/torch/nn/modules/module.py", line 2153, in load_state_dict
+RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:
+	size mismatch for lm_head.weight: copying a param with shape torch.Size([152064, 3584]) from checkpoint, the shape in current model is torch.Size([0]).
+"""
+    kb = KnowledgeBase.open(kb_dir, settings)
+    try:
+        diagnoser = Diagnoser(kb)
+        diag = diagnoser.diagnose(text)
+        assert diagnoser.last_ranking[0][0] == "gh__acme__trainer__1"
+        assert diag.verdict == "match", diag.reason
+        issue = diag.matches[0].issue
+        assert (issue.number, issue.state, issue.url) == (1, "closed", "https://github.com/acme/trainer/issues/1")
+        assert (issue.resolution.kind, issue.resolution.author_association) == ("maintainer", "MEMBER")
+        from rich.console import Console
+
+        import bot.render as render
+
+        console = Console(record=True, width=200)
+        old, render.console = render.console, console
+        try:
+            print_diagnosis(diag)
+        finally:
+            render.console = old
+        shown = console.export_text()
+        assert "acme/trainer#1 (closed)" in shown and "https://github.com/acme/trainer/issues/1" in shown
+        assert "resolution (maintainer, MEMBER)" in shown
+
+        # The stale thread #5 is the same failure as this report, but nobody resolved it: related, never the answer.
+        dora = diagnoser.diagnose('  File "/srv/ft.py", line 9, in main\n    cfg = LoraConfig(r=8, use_dora=True)\n'
+                                  "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n")
+        assert dora.verdict == "no_match" and not dora.matches
+        assert dora.related[0].entry_id == "gh__acme__trainer__5"
+        assert dora.related[0].reason.startswith("an unresolved report of the same failure: #5")
+
+        # The auto-commenter's case: the report is issue #1 itself, which is never proposed against itself.
+        itself = diagnoser.diagnose(text, exclude=["github:acme/trainer#1"])
+        assert all(m.entry_id != "gh__acme__trainer__1" for m in itself.matches + itself.related)
+    finally:
+        kb.close()
+
+
 def test_a_second_import_asks_only_conditionally_and_embeds_nothing(imported):
     from ingest.github_import import import_github
 
