@@ -312,3 +312,66 @@ def test_a_second_import_asks_only_conditionally_and_embeds_nothing(imported):
     assert [r.status for r in fake.requests_to(r"/issues/5/comments$")] == [304, 200]
     assert fake.requests_to(r"/issues/5/timeline$")[0].status == 304, "its timeline did not change"
     assert docs_by_number(kb_dir, settings)[5].resolution.kind == "maintainer"
+
+
+def test_a_sigkill_during_an_import_leaves_the_kb_loadable_and_the_next_run_resumes(tmp_path):
+    from ingest.github_import import import_github
+
+    cache = ROOT / ".cache" / "test"
+    kb_dir = tmp_path / "kb"
+    with FakeIssuesAPI() as fake:
+        populate(fake)
+        settings = settings_for(fake, cache)
+        first = import_github([REPO], kb_dir, settings, limit=2)
+        assert (first.added, sorted(docs_by_number(kb_dir, settings))) == (2, [1, 2])
+        gen = store.current_generation(kb_dir)
+
+        release = fake.hold(r"/issues/4/comments$")
+        proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "import", "github", REPO, "--kb", str(kb_dir),
+                                 "--json"], env=env_for(fake, cache), cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        try:
+            assert fake.wait_for(r"/issues/4/comments$"), "the import reached thread #4"
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            release.set()
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == -signal.SIGKILL
+        assert store.current_generation(kb_dir) == gen, "the killed run published nothing"
+        assert sorted(docs_by_number(kb_dir, settings)) == [1, 2], "the previous KB loads as it was"
+        assert fake.requests_to(r"/issues/3/timeline$"), "thread #3 was read before the kill"
+
+        fake.clear_requests()
+        resumed = import_github([REPO], kb_dir, settings)
+        assert not fake.requests_to(r"/issues/3/"), "what the killed run read is not asked for again"
+        assert resumed.added == 4 and sorted(docs_by_number(kb_dir, settings)) == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("case", ["bad name", "unknown repo", "bad token", "api down", "bad since"])
+def test_every_failure_is_one_line_and_exit_2(case, tmp_path):
+    from bot.cli import main
+
+    with FakeIssuesAPI() as fake:
+        populate(fake)
+        env = {k: v for k, v in env_for(fake, ROOT / ".cache" / "test").items() if k.startswith("TRIAGE_")}
+        args = ["import", "github", REPO, "--kb", str(tmp_path / "kb"), "--json"]
+        if case == "bad name":
+            args[2] = "acme"
+        elif case == "unknown repo":
+            args[2] = "acme/nothing"
+        elif case == "bad token":
+            env["TRIAGE_GITHUB_TOKEN"] = "wrong"
+        elif case == "api down":
+            env["TRIAGE_GITHUB_API_URL"] = "http://127.0.0.1:9"
+        else:
+            args += ["--since", "last tuesday"]
+        out = CliRunner().invoke(main, args, env=env)
+    assert out.exit_code == 2, out.output
+    lines = out.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out.output, out.output
+    expected = {"bad name": "not a repository name", "unknown repo": "acme/nothing issues: not found (404)",
+                "bad token": "refused the token (401", "api down": "cannot reach the GitHub API",
+                "bad since": "--since 'last tuesday'"}[case]
+    assert expected in lines[0]
