@@ -275,6 +275,16 @@ RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:
         assert "acme/trainer#1 (closed)" in shown and "https://github.com/acme/trainer/issues/1" in shown
         assert "resolution (maintainer, MEMBER)" in shown
 
+        # The auto-commenter's one comment cites the thread and the pull request that fixed it.
+        from bot.github.comment import render_match
+
+        comment = render_match(diag, kb.documents())
+        assert "This looks like [acme/trainer#1](https://github.com/acme/trainer/issues/1) (closed); resolution " \
+               "from a maintainer (MEMBER)." in comment
+        pad = diagnoser.diagnose('  File "/app/train_sft.py", line 77, in collate_fn\n' + PAD.splitlines()[3])
+        assert pad.verdict == "match" and pad.matches[0].issue.pull_request == 50
+        assert "(closed, fixed by acme/trainer#50)" in render_match(pad, kb.documents())
+
         # The stale thread #5 is the same failure as this report, but nobody resolved it: related, never the answer.
         dora = diagnoser.diagnose('  File "/srv/ft.py", line 9, in main\n    cfg = LoraConfig(r=8, use_dora=True)\n'
                                   "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n")
