@@ -496,6 +496,8 @@ from bot.commands.feedback import feedback  # noqa: E402
 main.add_command(feedback)
 from bot.commands.repro import repro  # noqa: E402
 main.add_command(repro)
+from bot.commands.importer import import_group  # noqa: E402
+main.add_command(import_group)
 # --- end of registered commands ---
 
 

@@ -8,9 +8,10 @@ import time
 from contextlib import contextmanager
 from typing import TextIO
 
-STAGES = {"read": "Reading", "extract": "Extracting", "embed": "Embedding", "index": "Indexing", "build": "Building"}
+STAGES = {"read": "Reading", "extract": "Extracting", "embed": "Embedding", "index": "Indexing", "build": "Building",
+          "fetch": "Fetching"}
 # What a stage counts, for the plain lines.
-UNITS = {"read": "files", "extract": "documents", "embed": "chunks"}
+UNITS = {"read": "files", "extract": "documents", "embed": "chunks", "fetch": "issues"}
 LINE_EVERY_S = 5.0
 
 

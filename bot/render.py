@@ -68,6 +68,20 @@ def print_ingest_report(report, kb_dir: Path) -> None:
         err_console.print(f"  note: {shown(note)}")
 
 
+def print_import_report(report, repos: list[str], kb_dir: Path) -> None:
+    """`triage import github` for people (`--json` prints `report.as_dict()`)."""
+    console.print(
+        f"[bold]{shown(kb_dir)}[/] from {shown(', '.join(repos))}: {report.fetched} threads fetched; "
+        f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged "
+        f"({report.resolved} resolved, {report.unresolved} unresolved); {report.embedded} chunks embedded; "
+        f"{report.requests} requests ({report.not_modified} not modified) -> {report.documents} documents",
+        soft_wrap=True)
+    for reason, n in sorted(report.skipped.items()):
+        err_console.print(f"  skipped {n}: {shown(reason)}")
+    for note in report.notes:
+        err_console.print(f"  note: {shown(note)}")
+
+
 def print_search_results(results, kb: dict | None = None) -> None:
     if not results:
         console.print("No results.")
@@ -95,6 +109,8 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
         best = diag.matches[0]
         console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{shown(best.title)}[/]")
         console.print(f"  entry: {shown(best.entry_id)}   source: {shown(best.source)}")
+        if best.issue is not None:
+            print_issue(best.issue)
         _heading("Root cause")
         console.print(f"    {shown(best.root_cause or '(no root cause recorded)')}")
         if best.fixes:
@@ -116,7 +132,8 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
             _heading("Nearest entries, not accepted")
         for rel in diag.related:
             why = f": {shown(rel.reason)}" if rel.reason else ""
-            console.print(f"    - {shown(rel.title)} ({shown(rel.entry_id)}){why}")
+            where = shown(rel.entry_id) if rel.issue is None else shown(issue_label(rel.issue))
+            console.print(f"    - {shown(rel.title)} ({where}){why}")
     q = diag.query
     if q.exception_type or q.message:
         said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
@@ -126,6 +143,30 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     print_kb_line(kb)
     if verification is not None:
         print_verification(verification)
+
+
+def issue_label(issue) -> str:
+    """acme/trainer#12 (closed, fixed by #50): an imported issue thread as answers name it."""
+    state = issue.state or "?"
+    if issue.state_reason and issue.state_reason not in ("completed",):
+        state += f" as {issue.state_reason.replace('_', ' ')}"
+    if issue.pull_request:
+        state += f", fixed by #{issue.pull_request}"
+    return f"{issue.repo}#{issue.number} ({state})"
+
+
+def print_issue(issue) -> None:
+    """The issue thread a match comes from: number, state, closing PR, link, and its resolution with who gave it."""
+    console.print(f"  issue: {shown(issue_label(issue))} {shown(issue.title)}", soft_wrap=True)
+    if issue.url:
+        console.print(f"  link: {shown(issue.url)}", soft_wrap=True)
+    res = issue.resolution
+    if res is not None:
+        who = {"maintainer": f"maintainer, {res.author_association or '?'}",
+               "reporter": "reporter confirmed", "pull_request": f"closing pull request #{res.pull_request}",
+               "commit": "closing commit"}[res.kind]
+        text = " ".join(res.text.split())
+        console.print(f"  resolution ({shown(who)}): {shown(text[:400])}", soft_wrap=True)
 
 
 def _size(n: int) -> str:

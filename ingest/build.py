@@ -71,6 +71,16 @@ class IngestReport:
         }
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A document made elsewhere (an imported issue thread), built into the KB like a read file: kept as it is when
+    its `content_hash` is the stored one, re-chunked and (only for changed chunk texts) re-embedded otherwise.
+    `origin` is where it came from (a URL): not a file, so `--prune` never drops it."""
+
+    doc: Document
+    origin: str
+
+
 @dataclass
 class _Row:
     """A document of the generation being built, with its chunks, tokens and (maybe reused) vectors."""
@@ -143,12 +153,14 @@ def ingest(
     prune: bool = False,
     repair: bool = False,
     progress: Progress | None = None,
+    prepared: list[Prepared] | None = None,
 ) -> IngestReport:
     """Ingest files and folders into the KB at `kb_dir` (created when missing).
 
     A live generation with damaged files (checksums in its manifest) is rebuilt from its stored chunks even when no
     file changed: indexes from the stored vectors and tokens, vectors re-embedded only if vectors.npy is the damaged
-    one. `repair` allows `paths` to be empty: rebuild what is there, read nothing new."""
+    one. `repair` allows `paths` to be empty: rebuild what is there, read nothing new. `prepared`: documents made
+    elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty)."""
     from kb.index.embed import load_embedder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -156,7 +168,8 @@ def ingest(
     tick = progress or (lambda stage, done, total: None)
     report = IngestReport()
     files = discover([Path(p) for p in paths])
-    if not files and not repair:
+    prepared = list(prepared or [])
+    if not files and not repair and not prepared:
         given = ", ".join(str(p) for p in paths)
         raise BadInput(f"No postmortems found in {given} (looked for {' '.join(SUFFIXES)} files; hidden ones are left "
                        f"out); nothing was ingested")
@@ -197,11 +210,22 @@ def ingest(
 
         todo = [(s, o, r) for s, o, r in raws if not is_unchanged(s, r)]
         report.unchanged = [s for s, _, r in raws if is_unchanged(s, r)]
-        read_now = {s for s, _, _ in raws}
-        # Documents from earlier runs that this run did not read stay, unless --prune and their file is gone.
+        given: dict[str, Prepared] = {}
+        for p in prepared:
+            if p.doc.source in seen or p.doc.source in given:
+                report.skipped.append((p.doc.source, "same source given twice; first one kept"))
+                continue
+            given[p.doc.source] = p
+        todo_prepared = [p for p in given.values()
+                         if not (same_model and same_extractor and p.doc.source in prev_by_source
+                                 and prev_by_source[p.doc.source][1] == p.doc.content_hash)]
+        report.unchanged += [s for s in given if s not in {p.doc.source for p in todo_prepared}]
+        read_now = {s for s, _, _ in raws} | set(given)
+        # Documents from earlier runs that this run did not read stay, unless --prune and their file is gone
+        # (documents that did not come from a file, such as imported issues, are never pruned).
         report.removed = [s for s, (_, _, origin) in prev_by_source.items()
-                          if prune and s not in read_now and not Path(origin).exists()]
-        if prev and not todo and not report.removed and not damaged:
+                          if prune and s not in read_now and Path(origin).is_absolute() and not Path(origin).exists()]
+        if prev and not todo and not todo_prepared and not report.removed and not damaged:
             # Nothing changed: keep the live generation as it is, without reading its chunks or vectors.
             report.documents = len(prev_by_source)
             report.chunks = prev.chunk_count()
@@ -223,6 +247,11 @@ def ingest(
             chunks = chunk_document(doc)
             (report.updated if source in prev_by_source else report.added).append(source)
             rows[source] = _Row(doc, origin, chunks, [tokenize(c.text) for c in chunks], [None] * len(chunks))
+        for p in todo_prepared:
+            chunks = chunk_document(p.doc)
+            (report.updated if p.doc.source in prev_by_source else report.added).append(p.doc.source)
+            rows[p.doc.source] = _Row(p.doc, p.origin, chunks, [tokenize(c.text) for c in chunks],
+                                      [None] * len(chunks))
         for source, (doc_id, _, _) in prev_by_source.items():
             if source not in rows and source not in report.removed:
                 rows[source] = _reuse(prev, doc_id, same_model, prev_vectors)

@@ -1,16 +1,36 @@
-"""diagnose(): the one function every surface calls. Parse -> match -> a Diagnosis (kb.models)."""
+"""diagnose(): the one function every surface calls. Parse -> match -> a Diagnosis (kb.models).
+
+Imported issue threads (source github:OWNER/REPO#N) are answers only when resolved: a match on a thread without a
+resolution (closed as stale, not planned, or as a duplicate) is shown as related, "an unresolved report of the same
+failure: #N", and a duplicate points to the thread it duplicates, which answers in its place when it is resolved.
+"""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 
 from kb.evidence import evidence_lines, plain_reason
 from kb.feedback import FeedbackStore
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
-from kb.models import Diagnosis, Fix, FixOut, MatchOut, QueryOut
+from kb.models import Diagnosis, Document, Fix, FixOut, IssueOut, MatchOut, QueryOut
 from kb.repro.results import ResultStore
 
 RELATED_MAX = 3
+
+
+class _Excluding:
+    """The matcher's feedback, plus entries left out of this one answer (an issue is never proposed against itself):
+    they are ruled out like an entry marked wrong, then dropped from the answer."""
+
+    def __init__(self, inner: FeedbackStore | None, doc_ids: set[str]):
+        self.inner = inner
+        self.doc_ids = doc_ids
+
+    def rejected(self, signature: str) -> dict[str, str]:
+        out = dict(self.inner.rejected(signature)) if self.inner is not None else {}
+        out.update({d: "left out: the report is this very issue" for d in self.doc_ids})
+        return out
 
 
 class Diagnoser:
@@ -21,38 +41,90 @@ class Diagnoser:
         self.repro = repro
         self.matcher = Matcher(kb, feedback)
         self.last_ranking: list[tuple[str, float]] = []
+        self._by_source: dict[str, str] | None = None
 
-    def diagnose(self, text: str, name: str = "<stdin>", top: int = 3) -> Diagnosis:
+    def doc_id_of_source(self, source: str) -> str | None:
+        if self._by_source is None:
+            self._by_source = {src: doc_id for src, (doc_id, _, _) in self.kb.store.doc_index().items()}
+        return self._by_source.get(source)
+
+    def diagnose(self, text: str, name: str = "<stdin>", top: int = 3, exclude: Collection[str] = ()) -> Diagnosis:
+        """`exclude`: sources (github:OWNER/REPO#N) never to propose, such as the issue the report is."""
         if not text.strip():
             self.last_ranking = []
             return Diagnosis(input=name, verdict="no_match", confidence=1.0, matches=[], reason="the report is empty",
                              query=QueryOut(exception_type=None, message="", signature=""))
-        decision = self.matcher.match(text)
+        left_out = {d for d in (self.doc_id_of_source(s) for s in exclude) if d}
+        if left_out:
+            inner = self.matcher.feedback
+            self.matcher.feedback = _Excluding(inner, left_out)
+            try:
+                decision = self.matcher.match(text)
+            finally:
+                self.matcher.feedback = inner
+            decision.ranked[:] = [c for c in decision.ranked if c.doc_id not in left_out]
+        else:
+            decision = self.matcher.match(text)
         self.last_ranking = [(c.doc_id, c.score) for c in decision.ranked]
         query = _query_out(decision)
-        if decision.verdict == "match":
+        verdict, confidence, reason = decision.verdict, decision.confidence, decision.reason
+        matches: list[MatchOut] = []
+        related: list[MatchOut] = []
+        if verdict == "match":
             accepted = [c for c in decision.ranked if not c.reason][:top]
-            matches = [self._entry_out(c, decision) for c in accepted]
-            related = []
+            for c in accepted:
+                doc = self.kb.documents()[c.doc_id]
+                if not _unresolved(doc):
+                    matches.append(self._entry_out(c, decision))
+                    continue
+                target = self._duplicate_target(doc)
+                if target is not None and target not in {m.entry_id for m in matches} | left_out:
+                    # A duplicate's failure is that of the thread it duplicates: that one answers, when resolved.
+                    out = self._entry_out(c, decision, doc_id=target)
+                    out.evidence.insert(0, f"the report matches #{doc.issue_number}, closed as a duplicate of "
+                                           f"{doc.duplicate_of}")
+                    matches.append(out)
+                else:
+                    related.append(self._entry_out(c, decision, reason=_unresolved_reason(doc)))
+            if not matches:
+                verdict, confidence = "no_match", round(1 - decision.confidence, 3)
+                reason = related[0].reason or reason
+                seen = {r.entry_id for r in related}
+                related += [self._entry_out(c, decision) for c in decision.ranked
+                            if c.doc_id not in seen and c.reason][:max(0, RELATED_MAX - len(related))]
         else:
-            matches = []
-            related = [self._entry_out(c, decision) for c in decision.ranked[:RELATED_MAX]]
+            for c in decision.ranked[:RELATED_MAX]:
+                doc = self.kb.documents()[c.doc_id]
+                related.append(self._entry_out(c, decision, reason=(
+                    f"{plain_reason(c.reason)}; {_unresolved_reason(doc)}" if _unresolved(doc) else None)))
         # The reason names the entry it is about by its title (the first shown: the answer, or the nearest entry).
         first = (matches or related or [None])[0]
-        reason = plain_reason(decision.reason, first.title, first.entry_id) if first else plain_reason(decision.reason)
-        return Diagnosis(input=name, verdict=decision.verdict, confidence=decision.confidence, matches=matches,
-                         related=related, query=query, reason=reason)
+        reason = plain_reason(reason, first.title, first.entry_id) if first else plain_reason(reason)
+        return Diagnosis(input=name, verdict=verdict, confidence=confidence, matches=matches, related=related,
+                         query=query, reason=reason)
 
-    def _entry_out(self, c: Candidate, decision: Decision) -> MatchOut:
-        doc = self.kb.documents()[c.doc_id]
+    def _duplicate_target(self, doc: Document) -> str | None:
+        """The doc id of the resolved thread `doc` was closed as a duplicate of, when the KB holds it."""
+        if not doc.duplicate_of:
+            return None
+        target = self.doc_id_of_source(f"github:{doc.duplicate_of}")
+        if target is None or _unresolved(self.kb.documents()[target]):
+            return None
+        return target
+
+    def _entry_out(self, c: Candidate, decision: Decision, doc_id: str | None = None,
+                   reason: str | None = None) -> MatchOut:
+        doc_id = doc_id or c.doc_id
+        doc = self.kb.documents()[doc_id]
         return MatchOut(
-            entry_id=c.doc_id, title=doc.title, source=doc.source, score=round(c.score, 4),
+            entry_id=doc_id, title=doc.title, source=doc.source, score=round(c.score, 4),
             root_cause=doc.root_cause,
-            fixes=[self._fix_out(c.doc_id, f) for f in doc.fixes],
+            fixes=[self._fix_out(doc_id, f) for f in doc.fixes],
             # Evidence and reason in plain words (kb.evidence); the one number shown is the answer's confidence.
             evidence=evidence_lines(c.sig_pair, c.sig_why, c.conflicts, c.notes), signals=c.signals(),
             # (shown beside the entry's title, so it says "this entry"; the diagnosis' own reason names the title)
-            reason=plain_reason(c.reason) or None,
+            reason=reason or plain_reason(c.reason) or None,
+            issue=issue_out(doc),
         )
 
     def _fix_out(self, entry_id: str, f: Fix) -> FixOut:
@@ -67,6 +139,31 @@ def answer_json(diag: Diagnosis, kb: dict, **extra) -> str:
     """One answer as the single line of JSON that `diagnose --json` prints and `/v1/diagnose` returns, byte for
     byte: the diagnosis, then `kb` (kb.stats.kb_identity), then any `extra` keys (verification)."""
     return json.dumps({**diag.model_dump(mode="json"), "kb": kb, **extra}, ensure_ascii=False)
+
+
+def _unresolved(doc: Document) -> bool:
+    """An imported issue thread nobody resolved: it may be related, never the answer."""
+    return doc.is_issue and doc.resolution is None
+
+
+def _unresolved_reason(doc: Document) -> str:
+    why = f"an unresolved report of the same failure: #{doc.issue_number}"
+    if doc.duplicate_of:
+        why += f" (closed as a duplicate of {doc.duplicate_of})"
+    elif doc.state_reason == "not_planned":
+        why += " (closed as not planned)"
+    return why
+
+
+def issue_out(doc: Document) -> IssueOut | None:
+    """What an answer cites of an imported issue thread: number, title, state, resolution, closing PR, link."""
+    if not doc.is_issue or doc.issue_number is None:
+        return None
+    repo = doc.source[len("github:"):].rpartition("#")[0]
+    return IssueOut(repo=repo, number=doc.issue_number, title=doc.title, state=doc.state,
+                    state_reason=doc.state_reason, url=doc.url, labels=doc.labels, closed_at=doc.closed_at,
+                    resolution=doc.resolution, pull_request=doc.resolution.pull_request if doc.resolution else None,
+                    duplicate_of=doc.duplicate_of)
 
 
 def _query_out(decision: Decision) -> QueryOut:

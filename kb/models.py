@@ -33,8 +33,22 @@ class Section(BaseModel):
     text: str
 
 
+ResolutionKind = Literal["maintainer", "reporter", "pull_request", "commit"]
+
+
+class Resolution(BaseModel):
+    """How an issue thread was resolved, and who said so (documents imported from an issue tracker)."""
+
+    text: str
+    kind: ResolutionKind               # a maintainer's diagnosis, the reporter's confirmation, the closing PR/commit
+    comment_id: int | None = None      # the comment it was taken from
+    author_association: str | None = None   # OWNER, MEMBER, COLLABORATOR, NONE, ... of that comment's author
+    pull_request: int | None = None    # the pull request that closed the issue, when one did (whatever the kind)
+    commit: str | None = None          # the commit that closed it, when one did
+
+
 class Document(BaseModel):
-    """One postmortem as extracted by ingest (or read from an entry's front matter)."""
+    """One postmortem as extracted by ingest (or read from an entry's front matter), or an imported issue thread."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -58,6 +72,23 @@ class Document(BaseModel):
     affected: str | None = None
     fixed_in: str | None = None
     repro: str | None = None
+    # Fields only documents imported from an issue tracker carry (`triage import github`; source github:OWNER/REPO#N).
+    url: str | None = None
+    state: str | None = None           # open, closed
+    state_reason: str | None = None    # completed, not_planned, duplicate, reopened
+    labels: list[str] = Field(default_factory=list)
+    closed_at: str | None = None
+    resolution: Resolution | None = None    # None: imported as unresolved (it may be related, never the answer)
+    duplicate_of: str | None = None    # OWNER/REPO#M when the thread was closed as a duplicate of another
+
+    @property
+    def is_issue(self) -> bool:
+        return self.source.startswith("github:")
+
+    @property
+    def issue_number(self) -> int | None:
+        tail = self.source.rpartition("#")[2]
+        return int(tail) if self.is_issue and tail.isdigit() else None
 
 
 class Chunk(BaseModel):
@@ -96,6 +127,26 @@ class MatchOut(BaseModel):
     evidence: list[str]                       # which report lines matched which entry lines/fields
     signals: dict[str, float] = Field(default_factory=dict)
     reason: str | None = None                 # for related entries: why it was not accepted
+    issue: "IssueOut | None" = None           # when the entry is an imported issue thread: what to cite
+
+
+class IssueOut(BaseModel):
+    """An imported issue thread as an answer cites it: number, title, state, resolution and link."""
+
+    repo: str
+    number: int
+    title: str
+    state: str | None
+    state_reason: str | None = None
+    url: str | None
+    labels: list[str] = Field(default_factory=list)
+    closed_at: str | None = None
+    resolution: Resolution | None = None
+    pull_request: int | None = None           # the closing pull request
+    duplicate_of: str | None = None
+
+
+MatchOut.model_rebuild()
 
 
 class QueryOut(BaseModel):

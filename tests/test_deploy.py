@@ -236,3 +236,21 @@ def test_the_entrypoint_seeds_a_shared_kb_once(tmp_path):
     assert (tmp_path / "kb" / "CURRENT").read_text() == "gen-1"
     assert (tmp_path / "kb" / "gen-1" / "kb.sqlite").stat().st_size == 100_000
     assert not (tmp_path / "kb" / ".seeding").exists()
+
+
+def test_a_cronjob_imports_issue_threads_into_the_kb_the_service_reads(container, deployment):
+    job = k8s_doc("CronJob", "triage-kb-import")
+    assert job["spec"]["concurrencyPolicy"] == "Forbid"
+    pod = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    [importer] = pod["containers"]
+    assert importer["args"][:2] == ["import", "github"] and importer["image"] == container["image"]
+    env = {e["name"]: e for e in importer["env"]}
+    served = {e["name"]: e for e in container["env"]}
+    assert env["TRIAGE_KB"] == served["TRIAGE_KB"]
+    assert env["TRIAGE_GITHUB_TOKEN"]["valueFrom"] == served["TRIAGE_GITHUB_TOKEN"]["valueFrom"]
+    [mount] = importer["volumeMounts"]
+    assert mount["mountPath"] == env["TRIAGE_KB"]["value"]
+    claim = {v["name"]: v for v in pod["volumes"]}[mount["name"]]["persistentVolumeClaim"]["claimName"]
+    served_claim = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}["kb"]
+    assert claim == served_claim["persistentVolumeClaim"]["claimName"]
+    assert pod["securityContext"]["runAsNonRoot"] is True

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 from kb.evidence import ENTRY_LINE, YOUR_LINE, verified_first
-from kb.models import Diagnosis, Document, FixOut
+from kb.models import Diagnosis, Document, FixOut, IssueOut
 
 MARKER_PREFIX = "<!-- triage-kb"
 _MARKER = re.compile(r"<!-- triage-kb(?P<attrs>[^>]*?)-->")
@@ -62,6 +62,7 @@ def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | N
              f"**{_inline(best.title)}**",
              f"Confidence {diag.confidence:.0%} · entry `{best.entry_id}` · source `{_inline(best.source)}`",
              "",
+             *_issue_lines(best.issue),
              "**Root cause**",
              "",
              _inline(best.root_cause) or "_not recorded in the postmortem_",
@@ -101,6 +102,26 @@ def render_no_match(diag: Diagnosis, previous: Marker | None = None, why: str = 
         lines.append("")
     lines.extend(["---", "<sub>This bot never closes or locks issues.</sub>"])
     return "\n".join(lines)
+
+
+def _issue_lines(issue: IssueOut | None) -> list[str]:
+    """For an imported issue thread: "This looks like #N (closed, fixed by #M)", its link and who resolved it.
+    (A reference only: the bot never closes the new issue nor marks it as a duplicate.)"""
+    if issue is None:
+        return []
+    state = issue.state or "open"
+    if issue.pull_request:
+        state += f", fixed by {issue.repo}#{issue.pull_request}"     # GitHub shows #M within the same repository
+    ref = f"{issue.repo}#{issue.number}"
+    line = f"This looks like {ref} ({state})"
+    if issue.url:
+        line = f"This looks like [{ref}]({issue.url}) ({state})"
+    res = issue.resolution
+    if res is not None:
+        who = {"maintainer": f"a maintainer ({res.author_association or '?'})", "reporter": "the reporter",
+               "pull_request": "the closing pull request", "commit": "the closing commit"}[res.kind]
+        line += f"; resolution from {who}"
+    return [line + ".", ""]
 
 
 def _fix_label(fix: FixOut, doc: Document | None, repro_env: dict | None) -> str:

@@ -85,7 +85,8 @@ class Processor:
                         delivery_id, status, result)
 
     def report(self, ev: IssueEvent) -> str:
-        diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo))
+        diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo),
+                                   exclude=(f"github:{ev.repo}#{ev.number}",))   # never the issue itself
         existing = self.find_ours(ev)
         where = f"{ev.repo}#{ev.number}"
         if diag.verdict == "match":
@@ -124,7 +125,7 @@ class Processor:
     def _rediagnose(self, ev: IssueEvent, ours: IssueComment, mark) -> str:
         """After `/triage wrong`, answer again from the issue itself: the matcher now skips the rejected entry."""
         diag = self.state.diagnose(ev.report_text(with_comment=False), name=f"{ev.repo}#{ev.number}",
-                                   scope=github_scope(ev.repo))
+                                   scope=github_scope(ev.repo), exclude=(f"github:{ev.repo}#{ev.number}",))
         if diag.verdict == "match" and diag.matches[0].entry_id != mark.entry_id:
             self.upsert(ev, ours, self._render_match(diag))
             return f"now answered with {diag.matches[0].entry_id}"

@@ -98,12 +98,14 @@ class ServiceState:
                        else "The knowledge base is still loading; retry in a few seconds.")
             raise NotReady(message)
 
-    def diagnose(self, text: str, name: str = "<request>", top: int = 3, scope: str | None = None) -> Diagnosis:
+    def diagnose(self, text: str, name: str = "<request>", top: int = 3, scope: str | None = None,
+                 exclude: tuple[str, ...] = ()) -> Diagnosis:
         """`scope`: where the answer is given (kb.feedback.github_scope / slack_scope), so that vetoes said
-        elsewhere do not apply (unless TRIAGE_FEEDBACK_VETO_SCOPE=global); None: every veto applies."""
+        elsewhere do not apply (unless TRIAGE_FEEDBACK_VETO_SCOPE=global); None: every veto applies. `exclude`:
+        sources never proposed (the issue being answered, github:OWNER/REPO#N)."""
         self.require_ready()
         with self._diagnose_lock, self.feedback.answering_in(scope):
-            return self.diagnoser.diagnose(text, name=name, top=top)
+            return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude)
 
     def record_feedback(self, fb: Feedback) -> Feedback:
         self.require_ready()
