@@ -102,7 +102,7 @@ class Answer:
 def answer(set_: str, q: QueryRows, model: DecisionModel) -> Answer:
     xs = [x for _, x, _ in q.candidates]
     probs, unvetoed = model.probabilities_with_unvetoed(xs, [r for _, _, r in q.candidates])
-    matched, right, conf = outcome(q, probs, model.threshold)
+    matched, right, conf = outcome(q, probs, model)
     shown = [q.candidates[i][0] for i in shown_order(probs, unvetoed, matched)]
     return Answer(set_, q.query, q.kind, q.expected, matched, right, round(conf, 4), shown[:SHOWN])
 

@@ -108,6 +108,9 @@ class DecisionModel:
     threshold: float
     meta: dict
     calibration: tuple[float, float] = (1.0, 0.0)    # Platt scaling of the top candidate's score: (slope, offset)
+    # Platt scaling of the same probability into "no entry is the cause", for answers that abstain: one minus the
+    # top candidate's probability overstates it (the cause may be another candidate, or one retrieval missed).
+    abstain_calibration: tuple[float, float] = (-1.0, 0.0)
     caps: tuple[tuple[str, float], ...] = ()          # (rule feature, how often a candidate it fires on was right)
 
     def score(self, x: list[float]) -> float:
@@ -126,6 +129,15 @@ class DecisionModel:
         sets the candidate model was not trained on (the best of several candidates is flattered by its score)."""
         a, b = self.calibration
         return _sigmoid(a * _logit(score) + b)
+
+    def answer_confidence(self, top: float) -> tuple[bool, float]:
+        """(matched, confidence) of the answer whose most probable candidate has calibrated probability `top`: a
+        match is as likely right as its candidate; a no-match as likely as the report having no entry here, learned
+        from abstentions on sets the model was not trained on."""
+        if top >= self.threshold:
+            return True, top
+        a, b = self.abstain_calibration
+        return False, _sigmoid(a * _logit(top) + b)
 
     def probabilities(self, xs: list[list[float]], ruled_out: list[bool]) -> list[float]:
         """For each candidate of one report, the calibrated probability that it is the root cause (0 when a hard
@@ -147,7 +159,8 @@ class DecisionModel:
     def to_json(self) -> dict:
         return {"feature_version": self.feature_version, "features": FEATURE_NAMES, "mean": list(self.mean),
                 "scale": list(self.scale), "coef": list(self.coef), "intercept": self.intercept,
-                "calibration": list(self.calibration), "caps": dict(self.caps), "threshold": self.threshold,
+                "calibration": list(self.calibration), "abstain_calibration": list(self.abstain_calibration),
+                "caps": dict(self.caps), "threshold": self.threshold,
                 "meta": self.meta}
 
     @classmethod
@@ -161,6 +174,7 @@ class DecisionModel:
             model = cls(version, tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
                         tuple(map(float, data["coef"])), float(data["intercept"]), float(data["threshold"]),
                         dict(data.get("meta") or {}), tuple(map(float, data["calibration"])),
+                        tuple(map(float, data["abstain_calibration"])),
                         tuple((str(k), float(v)) for k, v in dict(data.get("caps") or {}).items()))
         except (KeyError, TypeError, ValueError) as exc:
             raise KBError(f"{origin} are not readable ({exc})") from None
@@ -231,12 +245,13 @@ def pick(rows: QueryRows, probs: list[float]) -> tuple[str | None, float]:
     return best, best_p
 
 
-def outcome(rows: QueryRows, probs: list[float], threshold: float) -> tuple[bool, bool, float]:
+def outcome(rows: QueryRows, probs: list[float], model: "DecisionModel") -> tuple[bool, bool, float]:
     """(matched, right, confidence) of the decision on one query."""
     best, p = pick(rows, probs)
-    matched = best is not None and p >= threshold
+    matched, confidence = model.answer_confidence(p)
+    matched = matched and best is not None
     right = (matched and best == rows.expected) or (not matched and rows.expected is None)
-    return matched, right, (p if matched else 1 - p)
+    return matched, right, confidence
 
 
 THRESHOLDS: Final = tuple(x / 20 for x in range(6, 19))    # 0.30, 0.35, ... 0.90: a coarse grid, stable on few sets
@@ -308,21 +323,22 @@ def _scores(model_parts, queries: list[QueryRows]) -> list[list[float]]:
     return [exclusive([0.0 if r else m.score(x) for _, x, r in q.candidates]) for q in queries]
 
 
-def _calibrate(queries: list[QueryRows], scores: list[list[float]]) -> tuple[float, float]:
-    """Platt scaling of the top candidate's score against whether it is the expected entry."""
+def _platt(points: list[tuple[float, bool]], default: tuple[float, float]) -> tuple[float, float]:
+    """Platt scaling: (slope, offset) of the logistic curve through (logit of a probability, outcome) points."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    xs, ys = [], []
-    for q, sc in zip(queries, scores):
-        src, p = pick(q, sc)
-        if src is not None:
-            xs.append([_logit(p)])
-            ys.append(int(src == q.expected))
-    if len(set(ys)) < 2:
-        return 1.0, 0.0
-    lr = LogisticRegression(C=10.0, max_iter=1000, random_state=SEED).fit(np.asarray(xs), np.asarray(ys))
+    if len({y for _, y in points}) < 2:
+        return default
+    xs = np.asarray([[_logit(p)] for p, _ in points])
+    lr = LogisticRegression(C=10.0, max_iter=1000, random_state=SEED).fit(xs, np.asarray([int(y) for _, y in points]))
     return float(lr.coef_[0][0]), float(lr.intercept_[0])
+
+
+def _calibrate(queries: list[QueryRows], scores: list[list[float]]) -> tuple[float, float]:
+    """Platt scaling of the top candidate's score against whether it is the expected entry."""
+    tops = [(pick(q, sc), q.expected) for q, sc in zip(queries, scores)]
+    return _platt([(p, src == expected) for (src, p), expected in tops if src is not None], (1.0, 0.0))
 
 
 def _held_out(sets: dict[str, list[QueryRows]], C: float) -> tuple[list[QueryRows], list[list[float]]]:
@@ -338,14 +354,18 @@ def _held_out(sets: dict[str, list[QueryRows]], C: float) -> tuple[list[QueryRow
     return qs, scores
 
 
-def _settle(queries: list[QueryRows], scores: list[list[float]]) -> tuple[tuple[float, float], float, float]:
-    """Calibration, threshold, and the accuracy they give on these held-out answers."""
+def _settle(queries: list[QueryRows], scores: list[list[float]]) -> tuple[tuple[float, float], tuple[float, float],
+                                                                         float, float]:
+    """Calibration of matches and of abstentions, threshold, and the accuracy they give on these held-out answers."""
     calibration = _calibrate(queries, scores)
     a, b = calibration
     probs = [[_sigmoid(a * _logit(x) + b) if x > 0 else 0.0 for x in sc] for sc in scores]
     threshold = choose_threshold(queries, probs)
-    right = sum(outcome(q, p, threshold)[1] for q, p in zip(queries, probs))
-    return calibration, threshold, right / max(1, len(queries))
+    tops = [pick(q, p)[1] for q, p in zip(queries, probs)]
+    abstain = _platt([(p, q.expected is None) for q, p in zip(queries, tops) if p < threshold], (-1.0, 0.0))
+    right = sum(((p >= threshold and pick(q, pr)[0] == q.expected) or (p < threshold and q.expected is None))
+                for q, pr, p in zip(queries, probs, tops))
+    return calibration, abstain, threshold, right / max(1, len(queries))
 
 
 def fit(sets: dict[str, list[QueryRows]], meta: dict | None = None) -> DecisionModel:
@@ -356,12 +376,12 @@ def fit(sets: dict[str, list[QueryRows]], meta: dict | None = None) -> DecisionM
     everything = [q for n in names for q in sets[n]]
     best = None
     for C in REGULARISATIONS:
-        calibration, threshold, accuracy = _settle(*_held_out(sets, C))
+        calibration, abstain, threshold, accuracy = _settle(*_held_out(sets, C))
         if best is None or accuracy > best[0]:
-            best = (accuracy, C, calibration, threshold)
-    _, C, calibration, threshold = best
+            best = (accuracy, C, calibration, abstain, threshold)
+    _, C, calibration, abstain, threshold = best
     mean, scale, coef, intercept, caps = _fit_lr(everything, C)
     info = {"sets": names, "queries": len(everything), "seed": SEED, "C": C,
             "max_wrong_on_positives": MAX_WRONG_ON_POSITIVES, **(meta or {})}
     return DecisionModel(FEATURE_VERSION, tuple(map(float, mean)), tuple(map(float, scale)),
-                         tuple(map(float, coef)), intercept, float(threshold), info, calibration, caps)
+                         tuple(map(float, coef)), intercept, float(threshold), info, calibration, abstain, caps)

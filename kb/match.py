@@ -437,7 +437,8 @@ class Matcher:
             why = ranked[0].reason
         else:
             why = "the report shows no error line, and no entry is clearly described by its text"
-        return Decision("no_match", round(1 - best.probability, 3), ranked, why, report, qevents)
+        return Decision("no_match", round(self.model.answer_confidence(best.probability)[1], 3), ranked, why, report,
+                        qevents)
 
     def _of_class(self, doc_id: str, named: set[tuple[str, str]]) -> bool:
         """True when some line of the entry carries every error-class fact the report names (e.g. oom.kind)."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from kb.decision import (FEATURE_NAMES, FEATURE_VERSION, MAX_WRONG_ON_POSITIVES, QueryRows, choose_threshold, fit,
-                         load_model, outcome)
+from kb.decision import (FEATURE_NAMES, FEATURE_VERSION, MAX_WRONG_ON_POSITIVES, QueryRows, _platt, choose_threshold,
+                         fit, load_model, neutral_model, outcome)
 from kb.errors import KBError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -57,14 +58,14 @@ def test_training_is_reproducible_and_separates_the_synthetic_sets():
     a, b = fit(sets), fit(sets)
     assert a.to_json() == b.to_json()
     held = _synthetic(4)
-    right = sum(outcome(q, _probs(a, q), a.threshold)[1] for q in held)
+    right = sum(outcome(q, _probs(a, q), a)[1] for q in held)
     assert right / len(held) >= 0.9
 
 
 def test_a_ruled_out_candidate_is_never_the_answer():
     model = fit({"s1": _synthetic(1), "s2": _synthetic(2)})
     q = QueryRows("q", "positive", "b.md", [("a.md", _vec(1.0, 1.0), True), ("b.md", _vec(0.2, 0.2), False)])
-    matched, _, _ = outcome(q, _probs(model, q), model.threshold)
+    matched, _, _ = outcome(q, _probs(model, q), model)
     assert not matched                   # the hard conflict removed a.md; b.md alone is too weak
 
 
@@ -74,8 +75,27 @@ def test_the_threshold_keeps_wrong_answers_on_positives_within_the_bound():
     qs = [QueryRows(f"q{i}", "positive", "a.md", [("b.md" if i < 2 else "a.md", [0.0] * N, False)]) for i in range(10)]
     probs = [[0.88 - 0.05 * i] for i in range(10)]
     t = choose_threshold(qs, probs)
-    wrong = sum(outcome(q, p, t)[0] and not outcome(q, p, t)[1] for q, p in zip(qs, probs))
+    at_t = replace(neutral_model(), threshold=t)
+    wrong = sum(outcome(q, p, at_t)[0] and not outcome(q, p, at_t)[1] for q, p in zip(qs, probs))
     assert wrong / 10 <= MAX_WRONG_ON_POSITIVES and t > 0.83
+
+
+def test_a_no_match_is_as_confident_as_abstentions_were_right_not_one_minus_the_top_probability():
+    # Abstentions whose best candidate had 0.05 were right only half the time (the cause was another candidate or
+    # one retrieval missed); those at 0.4 nearly never. One minus the top probability would claim 0.95.
+    points = [(0.05, True), (0.05, False)] * 10 + [(0.4, False)] * 9 + [(0.4, True)]
+    model = replace(neutral_model(), threshold=0.5, abstain_calibration=_platt(points, (-1.0, 0.0)))
+    matched, low = model.answer_confidence(0.05)
+    assert not matched and abs(low - 0.5) < 0.1
+    assert model.answer_confidence(0.4)[1] < low
+    assert model.answer_confidence(0.7) == (True, 0.7)       # a match keeps its candidate's probability
+
+
+def test_training_learns_how_often_abstentions_are_right():
+    model = fit({"s1": _synthetic(1), "s2": _synthetic(2), "s3": _synthetic(3)})
+    a, _ = model.abstain_calibration
+    assert a < 0                                                # the weaker the best candidate, the surer "none"
+    assert "abstain_calibration" in model.to_json()
 
 
 def test_weights_of_another_feature_version_are_refused(tmp_path):
