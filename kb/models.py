@@ -100,15 +100,6 @@ class Chunk(BaseModel):
     text: str
 
 
-class Hit(BaseModel):
-    """A retrieval result for one chunk."""
-
-    chunk_id: str
-    doc_id: str
-    score: float
-    retriever: Literal["dense", "bm25"]
-
-
 class FixOut(BaseModel):
     text: str
     verified: bool

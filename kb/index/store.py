@@ -319,9 +319,6 @@ class KBStore:
         """Every document by doc_id, in source order; read from SQLite on access, not held in memory."""
         return self._docs
 
-    def document(self, doc_id: str) -> Document | None:
-        return self._docs.get(doc_id)
-
     def doc_index(self) -> dict[str, tuple[str, str, str]]:
         """source -> (doc_id, content_hash, origin path); what incremental ingest compares against."""
         rows = self.conn.execute("SELECT source, doc_id, content_hash, origin FROM documents").fetchall()
@@ -366,7 +363,7 @@ class KBStore:
         self.conn.close()
 
 
-def open_store(kb_dir: Path, *, expect_model: str | None = None, verify: bool = True) -> KBStore:
+def open_store(kb_dir: Path, *, verify: bool = True) -> KBStore:
     """Open the live generation of `kb_dir`, checking it was built by a compatible version and (`verify`) that its
     files match the checksums in its manifest."""
     kb_dir = Path(kb_dir)
@@ -390,11 +387,6 @@ def open_store(kb_dir: Path, *, expect_model: str | None = None, verify: bool = 
         raise IndexIncompatible(
             f"The knowledge base at {kb_dir} was tokenized with {manifest.get('tokenizer')}, this triage-kb uses "
             f"{TOKENIZER_VERSION}; {rebuild_hint(kb_dir)}"
-        )
-    if expect_model and manifest.get("model") != expect_model:
-        raise IndexIncompatible(
-            f"The knowledge base at {kb_dir} was embedded with {manifest.get('model')}, not {expect_model}; "
-            f"{rebuild_hint(kb_dir)}"
         )
     for name in (DB, VECTORS):
         if not (gen / name).is_file():

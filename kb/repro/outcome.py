@@ -15,7 +15,6 @@ from kb.traceback.parse import parse_report
 from kb.traceback.signature import Signature, hard_conflicts, signature_of_event, signature_of_line, similarity
 
 Status = Literal["reproduced", "not_reproduced", "fix_verified", "fix_failed", "skipped", "timeout", "error"]
-STATUSES: Final = ("reproduced", "not_reproduced", "fix_verified", "fix_failed", "skipped", "timeout", "error")
 OK_STATUSES: Final = frozenset({"reproduced", "fix_verified", "skipped"})
 
 AGREE: Final = 0.72          # the matcher's SIG_ACCEPT: a signature this close explains an error

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from kb.traceback import lines as L
+import kb.traceback.lines as L
 from kb.traceback.frames import KNOWN_LIBRARIES
 
 _TB_HEAD = re.compile(r"^(?:Original )?Traceback \(most recent call last\):?$")

@@ -9,9 +9,8 @@ no nested unbounded quantifiers, and lines are capped at `MAX_LINE_CHARS` before
 from __future__ import annotations
 
 import re
-from typing import Final, Literal
+from typing import Final
 
-LineKind = Literal["exception", "cuda", "nccl", "cpp", "warning", "launcher", "frame", "log"]
 ERROR_KINDS: Final = ("exception", "cuda", "nccl", "cpp", "warning", "launcher", "log")
 
 MAX_LINE_CHARS: Final = 4000      # longer lines are junk (minified JSON, binary); only their head is looked at

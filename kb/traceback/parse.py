@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from kb.traceback import lines as L
+import kb.traceback.lines as L
 from kb.traceback.context import REPORTER, Line, env_of, is_prose, prose_text
 from kb.traceback.frames import FRAME_RE, is_launcher_frame, parse_frame
 from kb.traceback.models import ErrorEvent, Frame, Report

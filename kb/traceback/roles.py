@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from kb.traceback import lines as L
+import kb.traceback.lines as L
 from kb.traceback.models import ErrorEvent, Frame
 
 # Exception types and messages that only wrap or re-raise another error.
