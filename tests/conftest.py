@@ -1,6 +1,7 @@
 """Shared fixtures. The model cache lives in the repo's .cache/ so the unpacked embedding model is reused."""
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,12 @@ from kb.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+# Tests press Ctrl-C on the programs they start. A runner started in the background (nohup, `cmd &`) inherits SIGINT
+# as ignored, and an ignored signal stays ignored across exec, so those programs would never see it. A handler set
+# here is reset to the default in every child instead: the children get a terminal's Ctrl-C.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
