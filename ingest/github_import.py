@@ -42,6 +42,7 @@ import httpx
 
 from kb.config import Settings
 from kb.errors import BadInput
+from kb.github_http import error_message, next_link
 from kb.index import store
 
 from ingest.build import Prepared, Progress, ingest
@@ -165,7 +166,7 @@ class _Api:
             if status == 304:
                 # Not modified: its Link header still says whether a page follows (a list that grew has a new one).
                 self.report.not_modified += 1
-                return Page(304, None, etag, _next_link(resp, self.http.base_url), _last_page(resp),
+                return Page(304, None, etag, next_link(resp, self.http.base_url), _last_page(resp),
                             links="link" in h)
             if resp.is_success:
                 try:
@@ -173,7 +174,7 @@ class _Api:
                 except ValueError:
                     raise ImportFailed(f"GitHub answered {what} with something that is not JSON; is "
                                        f"TRIAGE_GITHUB_API_URL ({self.base}) the API?") from None
-                return Page(status, data, h.get("etag"), _next_link(resp, self.http.base_url), _last_page(resp))
+                return Page(status, data, h.get("etag"), next_link(resp, self.http.base_url), _last_page(resp))
             limited = status == 429 or (status == 403 and (h.get("x-ratelimit-remaining") == "0"
                                                            or "retry-after" in h))
             if limited or status >= 500:
@@ -192,7 +193,7 @@ class _Api:
                 else:
                     self._wait(self._backoff(attempt), f"answered {status}")
                 continue
-            raise ImportFailed(_refusal(status, _message(resp), what))
+            raise ImportFailed(_refusal(status, error_message(resp), what))
         raise AssertionError("unreachable")
 
     def _backoff(self, attempt: int) -> float:
@@ -209,23 +210,6 @@ def _refusal(status: int, message: str, what: str) -> str:
     if status == 403:
         return f"GitHub refused {what} (403 {message}); check TRIAGE_GITHUB_TOKEN's access"
     return f"GitHub answered {status} {message} on {what}"
-
-
-def _message(resp: httpx.Response) -> str:
-    try:
-        body = resp.json()
-        return str(body.get("message", ""))[:200] if isinstance(body, dict) else ""
-    except ValueError:
-        return resp.reason_phrase
-
-
-def _next_link(resp: httpx.Response, base: httpx.URL) -> str | None:
-    """The `next` page, only when it points back at the API we talk to (never follow a link elsewhere)."""
-    nxt = resp.links.get("next", {}).get("url")
-    if not nxt:
-        return None
-    url = httpx.URL(nxt)
-    return nxt if (url.scheme, url.host, url.port) == (base.scheme, base.host, base.port) else None
 
 
 def _last_page(resp: httpx.Response) -> int | None:

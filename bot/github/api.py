@@ -25,6 +25,7 @@ import httpx
 from bot.github.app_auth import GitHubApp
 from bot.github.errors import GitHubAPIError, GitHubAppError
 from kb.config import Settings
+from kb.github_http import error_message, next_link
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,8 @@ class GitHubClient:
                     attempt -= 1
                     continue
                 wait = self.policy.wait_for(resp, attempt)
-                error = GitHubAPIError(method, path, resp.status_code, _message(resp), wait is not None, wait or 0.0)
+                error = GitHubAPIError(method, path, resp.status_code, error_message(resp), wait is not None,
+                                       wait or 0.0)
             if not error.retryable or attempt == attempts:
                 raise error
             log.warning("%s; try %d of %d in %.1f s", error, attempt + 1, attempts, error.wait)
@@ -159,7 +161,7 @@ class GitHubClient:
             resp = self.request("GET", url, params=params)
             for c in resp.json():
                 yield IssueComment(id=c["id"], body=c.get("body") or "", user=(c.get("user") or {}).get("login", ""))
-            url = _next_link(resp, self.http.base_url)
+            url = next_link(resp, self.http.base_url)
             params = None  # the next link carries its own query
 
     def create_comment(self, repo: str, number: int, body: str) -> IssueComment:
@@ -182,19 +184,3 @@ class GitHubClient:
 
     def react(self, repo: str, comment_id: int, content: str) -> None:
         self.request("POST", f"/repos/{repo}/issues/comments/{comment_id}/reactions", json={"content": content})
-
-
-def _message(resp: httpx.Response) -> str:
-    try:
-        return str(resp.json().get("message", ""))[:200]
-    except ValueError:
-        return resp.reason_phrase
-
-
-def _next_link(resp: httpx.Response, base: httpx.URL) -> str | None:
-    """The `next` page, only when it points back at the API we talk to (never follow a link elsewhere)."""
-    nxt = resp.links.get("next", {}).get("url")
-    if not nxt:
-        return None
-    url = httpx.URL(nxt)
-    return nxt if (url.scheme, url.host, url.port) == (base.scheme, base.host, base.port) else None
