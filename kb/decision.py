@@ -257,6 +257,14 @@ def outcome(rows: QueryRows, probs: list[float], model: "DecisionModel") -> tupl
 THRESHOLDS: Final = tuple(x / 20 for x in range(6, 19))    # 0.30, 0.35, ... 0.90: a coarse grid, stable on few sets
 
 
+def _judged(q: QueryRows, top: tuple[str | None, float], threshold: float) -> tuple[bool, bool]:
+    """(right, wrong answer on a positive) of answering with `top` (pick's candidate and probability) at a threshold."""
+    src, p = top
+    matched = src is not None and p >= threshold
+    right = (matched and src == q.expected) or (not matched and q.expected is None)
+    return right, matched and q.expected is not None and src != q.expected
+
+
 def choose_threshold(queries: list[QueryRows], probs: list[list[float]]) -> float:
     """The threshold with the best accuracy among those that keep wrong answers on positives at or under
     MAX_WRONG_ON_POSITIVES; when none does, the one with the fewest wrong answers (then the best accuracy)."""
@@ -264,11 +272,8 @@ def choose_threshold(queries: list[QueryRows], probs: list[list[float]]) -> floa
     positives = max(1, sum(q.expected is not None for q in queries))
     scored = []
     for t in THRESHOLDS:
-        right = wrong = 0
-        for q, (src, p) in zip(queries, tops):
-            matched = src is not None and p >= t
-            right += (matched and src == q.expected) or (not matched and q.expected is None)
-            wrong += matched and q.expected is not None and src != q.expected
+        judged = [_judged(q, top, t) for q, top in zip(queries, tops)]
+        right, wrong = sum(r for r, _ in judged), sum(w for _, w in judged)
         scored.append((wrong / positives <= MAX_WRONG_ON_POSITIVES, -wrong, right, -t, t))
     within = [s for s in scored if s[0]]
     if within:
@@ -361,10 +366,9 @@ def _settle(queries: list[QueryRows], scores: list[list[float]]) -> tuple[tuple[
     a, b = calibration
     probs = [[_sigmoid(a * _logit(x) + b) if x > 0 else 0.0 for x in sc] for sc in scores]
     threshold = choose_threshold(queries, probs)
-    tops = [pick(q, p)[1] for q, p in zip(queries, probs)]
-    abstain = _platt([(p, q.expected is None) for q, p in zip(queries, tops) if p < threshold], (-1.0, 0.0))
-    right = sum(((p >= threshold and pick(q, pr)[0] == q.expected) or (p < threshold and q.expected is None))
-                for q, pr, p in zip(queries, probs, tops))
+    tops = [pick(q, p) for q, p in zip(queries, probs)]
+    abstain = _platt([(p, q.expected is None) for q, (_, p) in zip(queries, tops) if p < threshold], (-1.0, 0.0))
+    right = sum(_judged(q, top, threshold)[0] for q, top in zip(queries, tops))
     return calibration, abstain, threshold, right / max(1, len(queries))
 
 
