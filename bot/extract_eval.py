@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kb.config import Settings
 from kb.errors import BadInput
-from kb.traceback.lines import clean_line
+from kb.traceback.lines import clean_line, dedupe_key
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|[\u4e00-\u9fff]")
 LINE_OVERLAP = 0.9     # share of one line's tokens the other must hold to be the same line
@@ -79,7 +79,20 @@ def extracted_lines(doc) -> list[str]:
             if ev.origin != "prose" and ev.message:
                 out.append(ev.message.split("\n", 1)[0])
     out += doc.error_lines
-    return list(dict.fromkeys(line.strip() for line in out if line.strip()))
+    lines = [line.strip() for line in out if line.strip()]
+    at = {line: doc.body.find(line) for line in lines}
+    lines.sort(key=lambda line: at[line] if at[line] >= 0 else len(doc.body))     # the first copy is the first
+    return list(_one_per_copy(lines).values())
+
+
+def _one_per_copy(lines) -> dict[str, str]:
+    """The first of each group of lines that are copies of one line from different ranks or steps (the same line
+    less its rank, pid, timestamps and counters: `dedupe_key`), by key. Writers differ on whether to label every
+    rank's copy; the matcher reads one."""
+    out: dict[str, str] = {}
+    for line in lines:
+        out.setdefault(dedupe_key(clean_line(line)), line)
+    return out
 
 
 def run_extract_eval(setdir: Path, settings: Settings) -> tuple[dict, list[DocResult]]:
@@ -110,8 +123,11 @@ def run_extract_eval(setdir: Path, settings: Settings) -> tuple[dict, list[DocRe
     for doc, want, cause, fix in labels:
         d = extract_document(raws[doc], doc, boilerplate)
         got = extracted_lines(d)
-        r = DocResult(doc, want, got)
-        r.missed = [w for w in want if not any(found(w, g) for g in got)]
+        copies: dict[str, list[str]] = {}
+        for w in want:
+            copies.setdefault(dedupe_key(clean_line(w)), []).append(w)
+        r = DocResult(doc, [group[0] for group in copies.values()], got)
+        r.missed = [group[0] for group in copies.values() if not any(found(w, g) for w in group for g in got)]
         r.spurious = [g for g in got if not any(rightly_extracted(g, w) for w in want)]
         if cause:
             r.root_cause = holds_quote(cause, d.root_cause)

@@ -442,8 +442,13 @@ def make_fixes(section_texts: list[str]) -> list[Fix]:
 # ---------------------------------------------------------------------------------------------------------------
 
 _CAUSE_CUE = re.compile(
-    r"原因是|原因在于|根本原因|根因|根源|由于|源于|是因为|因为|问题出在|归因于|导致的|所致|本质上|"
-    r"\bbecause\b|\bcaused by\b|\bdue to\b|\broot cause\b|\bthe reason\b|\bstems? from\b|\bresults? from\b", re.I)
+    r"原因是|原因在于|根本原因|根因|根源|由于|源于|是因为|因为|问题出在|问题在于|归因于|导致的|所致|本质上|原来|"
+    r"(?:排查|查|定位|检查|确认)(?:了一下|之后|后)?发现|罪魁祸首|"
+    r"\bbecause\b|\bcaused by\b|\bdue to\b|\broot cause\b|\bthe (?:real |actual )?(?:reason|cause|culprit)\b|"
+    r"\bstems? from\b|\bresults? from\b|\bturn(?:s|ed) out\b", re.I)
+# A sentence that says what followed from what: the mechanism, when no sentence names the cause.
+_CONSEQUENCE = re.compile(r"所以|因此|于是|以致|导致|使得|, so\b|\bwhich is why\b|\bthat is why\b|\bhence\b|"
+                          r"\bso that\b|\bwhich (?:means|made|makes|caused|left)\b", re.I)
 _FIX_CUE = re.compile(
     r"解决|修复|规避|绕过|改为|改成|改用|设置|升级|降级|安装|添加|加上|即可|建议|"
     r"\bfix(?:ed|es)?\b|\bsolution\b|\bresolv\w+|\bworkaround\b|\bupgrad\w+|\bdowngrad\w+|\binstall\w*|"
@@ -604,7 +609,8 @@ def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | froz
 
     root_cause = fields.root_cause
     if not root_cause:
-        root_cause = " ".join(_cue_sentences(rest, _CAUSE_CUE, 3))
+        root_cause = " ".join(_cue_sentences(rest, _CAUSE_CUE, 3)
+                              or _cue_sentences(rest, _CONSEQUENCE, 2, exclude=_FIX_CUE))
     fixes = make_fixes(fields.fix_texts)
     if not fixes:
         cues = _cue_sentences(rest, _FIX_CUE, 3, exclude=_CAUSE_CUE)

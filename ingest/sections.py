@@ -27,7 +27,7 @@ _ZH: dict[SectionKind, str] = {
                   "深入分析 问题定位 排查过程 排查 分析 技术细节 机制分析 错误原因 故障原因 原理 为什么",
     "fix": "解决方案 解决方法 解决办法 解决思路 解决 修复 修复方案 修复方法 处理方法 处理方案 处理办法 处理 "
            "长期解决方案 根本解决方案 永久解决方案 官方修复 方案 对策 修复与验证 正确的做法 正确做法 怎么解决 如何解决 "
-           "怎么办 做法",
+           "怎么办 做法 提问者确认 楼主确认",
     "workaround": "临时解决方案 临时方案 临时解决办法 临时办法 规避方案 规避方法 规避 变通方案 绕过方法 缓解措施 "
                   "临时修复",
     "notes": "最佳实践 经验总结 总结 小结 结论 后续建议 建议 技术启示 启示 注意事项 参考 参考资料 参考链接 相关链接 "
@@ -50,7 +50,8 @@ _EN: dict[SectionKind, str] = {
                   "how it happens|why it happens",
     "fix": "fix|fixes|the fix|solution|solutions|resolution|resolved|remedy|how to fix|fixed in|patch|"
            "correction|proposed fix|suggested fix|possible fix|permanent fix|long-term fix|final fix|"
-           "fix and verification",
+           "fix and verification|what we did|what i did|what we changed|what i changed|how we fixed it|"
+           "how i fixed it|what fixed it|what worked|what we shipped instead",
     "workaround": "workaround|workarounds|work-around|work around|temporary fix|quick fix|mitigation|"
                   "short-term fix|interim fix|temporary workaround",
     "notes": "notes|note|lessons|lessons learned|takeaways|key takeaways|best practices|best practice|"
@@ -84,6 +85,12 @@ _DECOR = re.compile(r"^[\W_]+|[\W_]+$")
 _EN_MODIFIER = re.compile(r"^(?:the|a|an|our|my|possible|proposed|suggested|final|recommended|how to)\s+", re.I)
 
 
+# A reply in a thread summary ("维护者回复：", "Answer:") explains the cause and says what to do: both kinds, its
+# sentences routed by cue words.
+_ANSWER = frozenset(["回答", "答复", "解答", "回复", "维护者回复", "官方回复", "维护者答复", "官方答复", "answer",
+                     "maintainer answer", "maintainer reply", "maintainer's answer", "maintainer's reply"])
+_CLAUSE = frozenset("that which we i until for from in on with used applied".split())
+
 _WHY_ZH = re.compile(r"为什么|原因是什么|怎么回事")
 
 
@@ -111,7 +118,8 @@ def _part_kind(part: str) -> SectionKind | None:
         words = cand.split(" ")
         for n in range(min(4, len(words)), 0, -1):
             head = " ".join(words[:n]).strip("()[]-—–:")
-            if head in HEADING_WORDS_EN and (n > 1 or len(words) <= 4):
+            # one heading word opens a longer heading only before a clause: "Workaround that worked for us"
+            if head in HEADING_WORDS_EN and (n > 1 or len(words) <= 4 or words[1] in _CLAUSE):
                 kind = HEADING_WORDS_EN[head]
                 if kind == "fix" and re.search(r"\b(?:temporary|quick|short-term|interim)\b", cand):
                     return "workaround"
@@ -131,6 +139,8 @@ def heading_kinds(text: str) -> list[SectionKind]:
     text = _normalise_heading(re.sub(r"^#{1,6}\s*", "", text.strip()))
     if not text:
         return []
+    if text.lower() in _ANSWER:
+        return ["root_cause", "fix"]
     whole = _part_kind(text)
     kinds: list[SectionKind] = []
     for part in _SPLIT.split(text):
@@ -151,6 +161,7 @@ _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _BOLD = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n]{1,60}?)(?:\*\*|__)\s*[:：]?\s*$")
 _LABEL = re.compile(r"^\s{0,3}(?:\*\*)?([^\s:：*][^:：\n]{0,24}?)(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.*)$")
+_RUN_IN = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n.:：]{1,40}?)\s*[.:：]?\s*(?:\*\*|__)\s*[.:：]?\s+(\S.*)$")   # **Cause.** text
 _LIST = re.compile(r"^\s*(?:[-*+•·●▪]\s|\d{1,3}[.)、．]\s?|[a-z][.)]\s)")
 _SENTENCE_PUNCT = re.compile(r"[。，,；;！!？?]|\.\s|\.$")
 _CODEISH = re.compile(r"[=(){}\[\]<>`|\\]|->|::|\$|^\s{4,}")
@@ -246,19 +257,21 @@ def _unknown_plain_heading(line: str, prev: str, nxt: str, after_heading: bool) 
     return bool(nxt.strip()) and len(nxt.strip()) > len(s) and not _is_error_line(s)
 
 
+_BULLET = re.compile(r"^\s*[-*+•·●▪]\s+")
+
+
 def label_line(line: str) -> tuple[str, list[SectionKind], str] | None:
-    """(label, kinds, rest) for a `Root cause: ...` / `环境：...` line whose label is exactly a heading word."""
-    m = _LABEL.match(line)
+    """(label, kinds, rest) for a `Root cause: ...` / `环境：...` line whose label is exactly a heading word; in
+    notes kept as a bullet list the label may follow the bullet (`- 原因：...`)."""
+    m = _LABEL.match(_BULLET.sub("", line, count=1)) or _RUN_IN.match(line)
     if not m:
         return None
     label = m.group(1).strip()
     low = label.lower()
     if low in _ERROR_LABELS or _LIST.match(label):
         return None
-    if _CJK.search(label):
-        if not any(w.text == label for w in HEADING_WORDS_ZH):
-            return None
-    elif low not in HEADING_WORDS_EN:
+    if low not in _ANSWER and (not any(w.text == label for w in HEADING_WORDS_ZH) if _CJK.search(label)
+                               else low not in HEADING_WORDS_EN):
         return None
     if _is_error_line(line):
         return None

@@ -106,3 +106,29 @@ def test_eval_extract_refuses_a_folder_without_labels(tmp_path):
     result = CliRunner().invoke(main, ["eval-extract", str(tmp_path)])
     assert result.exit_code == 2
     assert "labels.jsonl" in result.output
+
+
+def test_a_cause_said_without_a_heading_or_cue_word_is_found_by_what_followed_from_what():
+    from ingest.extract import extract_document
+    from ingest.read import RawDocument
+
+    text = ("# Tokenization job killed\n\nThe job dies after a few minutes with an OOM from the memory monitor.\n\n"
+            "Ray scheduled one task per CPU and each task held a whole shard in memory, so 32 parallel tasks pushed "
+            "the node past the threshold.\n\nRequesting 4 CPUs per task fixed it.\n")
+    raw = RawDocument(path=Path("runbook.md"), text=text, format="md", content_hash="x")
+    doc = extract_document(raw, "runbook.md")
+    assert doc.root_cause.startswith("Ray scheduled one task per CPU")
+    assert "fixed" not in doc.root_cause
+
+
+def test_eval_extract_counts_rank_copies_of_a_line_once(tmp_path):
+    from bot.cli import main
+
+    (tmp_path / "docs").mkdir()
+    ranks = [f"[rank{r}]:[E1206 18:44:1{r}.71{r}298746 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog caught "
+             f"collective operation timeout: WorkNCCL(SeqNum=7) ran for 60006{r} milliseconds" for r in range(3)]
+    (tmp_path / "docs" / "a.md").write_text("# Hang\n\n```\n" + "\n".join(ranks) + "\n```\n", encoding="utf-8")
+    (tmp_path / "labels.jsonl").write_text(json.dumps({"doc": "docs/a.md", "error_lines": ranks,
+                                                       "root_cause": None, "fix": None}) + "\n", encoding="utf-8")
+    got = json.loads(CliRunner().invoke(main, ["eval-extract", str(tmp_path), "--json"]).output)
+    assert got["error_lines"] == {"labelled": 1, "extracted": 1, "recall": 1.0, "precision": 1.0}

@@ -115,3 +115,26 @@ def test_english_plain_headings_need_to_be_short():
 def test_fence_mask():
     lines = ["a", "```py", "# c", "```", "b", "~~~", "x", "~~~"]
     assert fence_mask(lines) == [False, True, True, True, False, True, True, True]
+
+
+def test_labels_after_a_bullet_and_run_in_bold_labels_open_sections():
+    text = ("- A100, installed from source\n"
+            "- 原因：预编译的扩展是针对另一个 torch 版本编译的。\n"
+            "- 解决：换回要求的 torch 版本后重新安装。\n\n"
+            "**Cause.** Each task held a whole shard in memory.\n\n"
+            "**Resolution.** Request more CPUs per task.\n")
+    kinds = [(s.kind, s.text.split("\n")[0][:12]) for s in split_sections(text)]
+    assert ("root_cause", "预编译的扩展是针对另一个") in kinds
+    assert ("fix", "换回要求的 torch ") in kinds
+    assert ("root_cause", "Each task he") in kinds and ("fix", "Request more") in kinds
+
+
+@pytest.mark.parametrize("heading,kinds", [
+    ("Workaround that worked for us", ["workaround"]),
+    ("What we changed", ["fix"]),
+    ("维护者回复", ["root_cause", "fix"]),
+    ("Answer", ["root_cause", "fix"]),
+    ("Fix the tokenizer config now please", []),      # a sentence that starts with a heading word
+])
+def test_thread_and_story_headings(heading, kinds):
+    assert heading_kinds(heading) == kinds

@@ -137,3 +137,22 @@ def test_find_error_lines_is_fast_on_junk():
     find_error_lines(junk)
     assert time.perf_counter() - start < 5
     assert find_error_lines("") == []
+
+
+def test_rank_copies_that_differ_in_timestamps_and_counters_are_one_line():
+    lines = [
+        "[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600061 milliseconds before timing out.",
+        "[rank4]:[E1206 18:44:12.755262105 ProcessGroupNCCL.cpp:607] [Rank 4] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600099 milliseconds before timing out.",
+    ]
+    got = find_error_lines("\n".join(lines))
+    assert len(got) == 1 and "600061" in got[0]
+    # without a rank or process, lines that differ in a number are different lines
+    assert len(find_error_lines("ValueError: expected 3 got 4\nValueError: expected 3 got 5")) == 2
+
+
+def test_a_dynamic_loader_line_without_a_prefix_is_an_error_line():
+    text = ("$ ldd -r _C.abi3.so | grep undefined\n"
+            "\tundefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationE\t(/tmp/vllm/_C.abi3.so)\n")
+    assert find_error_lines(text) == ["undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationE\t(/tmp/vllm/_C.abi3.so)"]

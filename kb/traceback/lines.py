@@ -231,6 +231,7 @@ _CPP = re.compile(
       | ^Segmentation\ fault\b | ^Bus\ error\b | ^Floating\ point\ exception\b
       | \bAborted\ \(core\ dumped\) | \(core\ dumped\)
       | ^Fatal\ Python\ error:
+      | ^undefined\ symbol:\ \S | \bsymbol\ lookup\ error:        # the dynamic loader (`ldd -r`, a failed exec)
       | ^\*\*\*\ (?:Aborted|SIGSEGV|SIGABRT|Error\ in)\b
     )""",
     re.X,
@@ -522,11 +523,18 @@ _DEDUPE_MASKS: Final[list[tuple[str, re.Pattern[str], str]]] = [
 ]
 
 
+_RANK_PREFIX = re.compile(r"^\s*(?:\[\d+\]\s*)?\[(?:rank|default)\d+\]:")
+
+
 def dedupe_key(line: str) -> str:
-    """Key under which copies of one line from different ranks/threads collapse."""
+    """Key under which copies of one line from different ranks/threads collapse. A line that names its rank or
+    process also differs in its timestamps and counters (`ran for 600067 milliseconds`): its numbers are masked."""
+    masked = line
     for _name, rx, repl in _DEDUPE_MASKS:
-        line = rx.sub(repl, line)
-    return line
+        masked = rx.sub(repl, masked)
+    if masked != line or _RANK_PREFIX.match(line):
+        masked = re.sub(r"\d+", "#", masked)
+    return masked
 
 
 def find_error_lines(text: str, *, inline: bool = True, max_chars: int = 2_000_000) -> list[str]:
