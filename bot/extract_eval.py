@@ -71,12 +71,12 @@ class DocResult:
 def extracted_lines(doc) -> list[str]:
     """The error lines the matcher reads of a document: the events of its tracebacks (the first line of each
     message) and its error lines, each once."""
-    from kb.traceback.parse import parse_report
+    from kb.traceback.parse import documents_error, parse_report
 
     out: list[str] = []
     for block in doc.tracebacks:
         for ev in parse_report(block).events:
-            if ev.origin != "prose" and ev.message:
+            if documents_error(ev, bool(doc.error_lines)) and ev.message:
                 out.append(ev.message.split("\n", 1)[0])
     out += doc.error_lines
     lines = [line.strip() for line in out if line.strip()]

@@ -447,7 +447,7 @@ _CAUSE_CUE = re.compile(
     r"\bbecause\b|\bcaused by\b|\bdue to\b|\broot cause\b|\bthe (?:real |actual )?(?:reason|cause|culprit)\b|"
     r"\bstems? from\b|\bresults? from\b|\bturn(?:s|ed) out\b", re.I)
 # A sentence that says what followed from what: the mechanism, when no sentence names the cause.
-_CONSEQUENCE = re.compile(r"所以|因此|于是|以致|导致|使得|, so\b|\bwhich is why\b|\bthat is why\b|\bhence\b|"
+_CONSEQUENCE = re.compile(r"所以|因此|于是|以致|导致|使得|意味着|也就是说|\bthis means\b|\bin other words\b|, so\b|\bwhich is why\b|\bthat is why\b|\bhence\b|"
                           r"\bso that\b|\bwhich (?:means|made|makes|caused|left)\b", re.I)
 _FIX_CUE = re.compile(
     r"解决|修复|规避|绕过|改为|改成|改用|设置|升级|降级|安装|添加|加上|即可|建议|"

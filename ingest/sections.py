@@ -47,6 +47,7 @@ _EN: dict[SectionKind, str] = {
     "root_cause": "root cause|root causes|root-cause|root cause analysis|cause|causes|the cause|analysis|"
                   "diagnosis|investigation|explanation|why|why it happened|what went wrong|technical details|"
                   "details|underlying cause|mechanism|what is going on|what's going on|what was going on|"
+                  "what was happening|"
                   "how it happens|why it happens",
     "fix": "fix|fixes|the fix|solution|solutions|resolution|resolved|remedy|how to fix|fixed in|patch|"
            "correction|proposed fix|suggested fix|possible fix|permanent fix|long-term fix|final fix|"
@@ -111,6 +112,7 @@ def _part_kind(part: str) -> SectionKind | None:
         # "形状为什么是 0", "报错的原因是什么": a question heading names the cause it goes on to explain
         return "root_cause" if _WHY_ZH.search(part) else None
     low = re.sub(r"\s+", " ", part.lower())
+    low = re.sub(r"\b(?:actually|really|exactly) ", "", low)      # "What was actually going on"
     for cand in (low, _EN_MODIFIER.sub("", low)):
         if cand in HEADING_WORDS_EN:
             return HEADING_WORDS_EN[cand]

@@ -33,7 +33,7 @@ from kb.models import Document
 from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
-from kb.traceback.parse import parse_report
+from kb.traceback.parse import documents_error, parse_report
 from kb.traceback.signature import (Signature, divergence, hard_conflicts, signature_of_event,
                                     signature_of_line, similarity, values_agree, with_oom_phase)
 
@@ -155,7 +155,7 @@ def profile(doc: Document) -> EntryProfile:
     for block in doc.tracebacks:
         rep = parse_report(block)
         for ev in rep.events:
-            if ev.origin in ("prose",):
+            if not documents_error(ev, bool(doc.error_lines)):
                 continue
             add(ev.lines[-1] if ev.lines else ev.message, signature_of_event(ev))
             frames.update(reduce_frames(ev.frames, libraries_only=True))

@@ -304,6 +304,11 @@ _BOILERPLATE = re.compile(
       | Set\ XFORMERS_MORE_DETAILS=1\ for\ more\ details
       | You\ should\ probably\ TRAIN\ this\ model                  # always follows `Some weights of ... were not`
       | You\ may\ consider\ adding\ `ignore_mismatched_sizes=True`
+      | ={10,}$ | -{10,}$                                     # separators of a launcher's summary
+      | Root\ Cause\ \(first\ observed\ failure\):$            # torch elastic's summary heading
+      | [\w./-]{1,200}\.py\ FAILED$                               # ... and its `train.py FAILED` line
+      | ninja:\ build\ stopped:\ subcommand\ failed              # printed under every failed compile
+      | ninja:\ no\ work\ to\ do
     )""",
     re.X,
 )

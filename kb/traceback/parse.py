@@ -368,6 +368,15 @@ def _inferred_from_frames(frames: list[Frame], pos: int) -> ErrorEvent:
                       origin="frame", position=pos)
 
 
+def documents_error(ev: ErrorEvent, printed_elsewhere: bool) -> bool:
+    """Whether a postmortem's traceback event says something of its error. A traceback the writer cut before its
+    exception line leaves only the deepest frame's source line (`sys.exit(main())`); when that is no `raise` and the
+    document prints its error elsewhere, the source line is no error line of the document."""
+    if ev.origin == "prose":
+        return False
+    return not (ev.origin == "frame" and ev.type is None and printed_elsewhere)
+
+
 def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
     events: list[ErrorEvent] = []
     frames: list[Frame] | None = None      # an open traceback block
