@@ -59,7 +59,7 @@ def create_app(settings: Settings, kb: KnowledgeBase | None = None) -> FastAPI:
 
     from bot.slack.surface import SlackSurface
 
-    slack = SlackSurface(state)
+    slack = SlackSurface(state, kb_dir=kb.path if kb is not None else None)
     surfaces.append(slack)
     app.include_router(slack.router)
 
