@@ -16,7 +16,7 @@ from bot.service.errors import NotReady
 from kb.config import Settings
 
 if TYPE_CHECKING:
-    from kb.diagnose import Diagnoser
+    from kb.diagnose import Diagnoser, NotBy
     from kb.feedback import Feedback, FeedbackStore
     from kb.index.hybrid import KnowledgeBase
     from kb.models import Diagnosis
@@ -99,13 +99,14 @@ class ServiceState:
             raise NotReady(message)
 
     def diagnose(self, text: str, name: str = "<request>", top: int = 3, scope: str | None = None,
-                 exclude: tuple[str, ...] = ()) -> Diagnosis:
+                 exclude: tuple[str, ...] = (), not_by: NotBy | None = None) -> Diagnosis:
         """`scope`: where the answer is given (kb.feedback.github_scope / slack_scope), so that vetoes said
         elsewhere do not apply (unless TRIAGE_FEEDBACK_VETO_SCOPE=global); None: every veto applies. `exclude`:
-        sources never proposed (the issue being answered, github:OWNER/REPO#N)."""
+        sources never proposed (the issue being answered, github:OWNER/REPO#N). `not_by`: the report's author and
+        time (kb.diagnose.NotBy): threads they opened within the hour are not the answer."""
         self.require_ready()
         with self._diagnose_lock, self.feedback.answering_in(scope):
-            return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude)
+            return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude, not_by=not_by)
 
     def record_feedback(self, fb: Feedback) -> Feedback:
         self.require_ready()
