@@ -559,3 +559,15 @@ def test_a_kb_imported_before_authors_were_kept_loads_and_the_next_import_fills_
         assert (docs[1].author, docs[1].created_at) == ("alice", fake.issues[REPO][1]["created_at"])
         manifest = json.loads((store.current_generation(kb_dir) / store.MANIFEST).read_text())
         assert manifest["schema_version"] == 2
+
+
+def test_reopened_is_read_from_the_state_or_the_timeline():
+    from ingest.github_thread import reopened
+
+    closed, again = {"event": "closed", "created_at": "2024-01-01T00:00:00Z"}, {"event": "reopened",
+                                                                                "created_at": "2024-01-02T00:00:00Z"}
+    assert reopened({"state": "open", "state_reason": "reopened"}, [])
+    assert reopened({"state": "open", "state_reason": None}, [closed, again]), "a reopened event after the close"
+    assert not reopened({"state": "open", "state_reason": None}, []), "never closed: open, not reopened"
+    assert reopened({"state": "closed", "state_reason": "completed"}, [closed, again]), "a timeline ahead of state"
+    assert not reopened({"state": "closed", "state_reason": "completed"}, [closed, again, closed])
