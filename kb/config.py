@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     delivery_lease_s: float = Field(
         30.0, gt=0, description="How long a claimed delivery stays with its replica without a heartbeat; a "
                                 "replica that died loses its deliveries to the others after this")
+    kb_reload_s: float = Field(
+        30.0, ge=0, description="How often the service looks for a new generation of its KB folder (a later "
+                                "`triage ingest` or `triage import`) and switches to it once loaded; 0: never")
     # GitHub issue auto-commenter
     github_webhook_secret: SecretStr | None = Field(None, description="Secret of the webhook (X-Hub-Signature-256)")
     github_token: SecretStr | None = Field(None, description="Token the bot comments and labels with")

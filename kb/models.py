@@ -8,7 +8,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+# The stored KB's document schema (a generation's manifest says which wrote it). 2: imported issue threads carry
+# their opening post's `author` and `created_at`. A KB of an older schema this version still reads is listed in
+# READABLE_SCHEMAS (its documents load with those fields unset); any other is refused with how to rebuild it.
+SCHEMA_VERSION = 2
+READABLE_SCHEMAS = frozenset({1, 2})
 
 SectionKind = Literal[
     "title", "background", "symptoms", "environment", "root_cause", "fix", "workaround", "notes", "body"
@@ -78,6 +82,8 @@ class Document(BaseModel):
     state_reason: str | None = None    # completed, not_planned, duplicate, reopened
     labels: list[str] = Field(default_factory=list)
     closed_at: str | None = None
+    author: str | None = None          # login of whoever opened the issue (None in a KB built before schema 2)
+    created_at: str | None = None      # when the issue was opened (ISO 8601, as GitHub gives it)
     resolution: Resolution | None = None    # None: imported as unresolved (it may be related, never the answer)
     duplicate_of: str | None = None    # OWNER/REPO#M when the thread was closed as a duplicate of another
 

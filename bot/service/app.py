@@ -38,6 +38,7 @@ def create_app(settings: Settings, kb: KnowledgeBase | None = None) -> FastAPI:
         try:
             yield
         finally:
+            state.stop()
             for surface in reversed(surfaces):
                 surface.stop(app)
             if not loading.done():
