@@ -135,6 +135,21 @@ def test_kb_from_another_schema_says_how_to_rebuild(corpus, tmp_path, settings):
         store.open_store(kb_dir)
 
 
+def test_kb_built_before_bilingual_entries_still_loads(corpus, tmp_path, settings):
+    """Schema 1 (before documents carried `texts`): its documents read as they are, shown as written."""
+    kb_dir = tmp_path / "kb"
+    ingest([corpus], kb_dir, settings)
+    gen = store.current_generation(kb_dir)
+    manifest = json.loads((gen / store.MANIFEST).read_text())
+    assert manifest["schema_version"] == 2
+    manifest["schema_version"] = 1
+    (gen / store.MANIFEST).write_text(json.dumps(manifest))
+    opened = store.open_store(kb_dir)
+    docs = opened.documents()
+    assert docs and all(not d.bilingual for d in docs.values())
+    opened.close()
+
+
 def test_english_query_finds_the_chinese_zero3_seed(shared_dir, tmp_path, settings):
     kb_dir = tmp_path / "kb"
     report = ingest([shared_dir / "seeds"], kb_dir, settings)
