@@ -99,13 +99,15 @@ class ServiceState:
             raise NotReady(message)
 
     def diagnose(self, text: str, name: str = "<request>", top: int = 3, scope: str | None = None,
-                 exclude: tuple[str, ...] = ()) -> Diagnosis:
+                 exclude: tuple[str, ...] = (), lang: str | None = None) -> Diagnosis:
         """`scope`: where the answer is given (kb.feedback.github_scope / slack_scope), so that vetoes said
         elsewhere do not apply (unless TRIAGE_FEEDBACK_VETO_SCOPE=global); None: every veto applies. `exclude`:
-        sources never proposed (the issue being answered, github:OWNER/REPO#N)."""
+        sources never proposed (the issue being answered, github:OWNER/REPO#N). `lang`: en, zh or auto (the
+        report's language); None: TRIAGE_LANG."""
         self.require_ready()
         with self._diagnose_lock, self.feedback.answering_in(scope):
-            return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude)
+            return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude,
+                                           lang=lang or self.settings.lang)
 
     def record_feedback(self, fb: Feedback) -> Feedback:
         self.require_ready()
