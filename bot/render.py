@@ -121,7 +121,7 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
             _heading(msg("fixes", lang))
         for fix in verified_first(best.fixes):
             by_repro = fix.verified and fix.verified_by == "repro"
-            who = msg(f"who_{fix.verified_by}", lang) if lang != "en" else fix.verified_by
+            who = msg(f"who_{fix.verified_by}", lang) if lang != "en" and fix.verified else fix.verified_by
             mark = (f"[green]✔ {msg('verified_by_repro', lang)}{colon.rstrip()}[/] " if by_repro
                     else f"[green]✔ {shown(msg('verified_by', lang, who=who))}{colon.rstrip()}[/] " if fix.verified
                     else "- ")

@@ -158,3 +158,13 @@ def test_stats_counts_the_bilingual_entries(starter_diagnoser, cache_dir):
     assert info["documents"] == 47 and info["bilingual"] == 47
     text = _cli(cache_dir, kb, "stats")
     assert "bilingual" in text.stdout and "47 entries" in text.stdout
+
+
+def test_the_terminal_answer_in_chinese_with_verified_and_unverified_fixes(capsys):
+    from bot import render
+
+    render.print_diagnosis(_diagnosis("zh"))
+    out = capsys.readouterr().out
+    for label in ("匹配", "置信度", "根因", "修复方法", "✔ 已由维护者验证：", "- 显式指定 --dtype half", "依据", "你的报告"):
+        assert label in out, label
+    assert "Root cause" not in out
