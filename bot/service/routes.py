@@ -114,7 +114,7 @@ async def diagnose(request: Request, state: State) -> Response:
     text = body.text
     if len(text.encode("utf-8", errors="replace")) > state.settings.max_report_bytes:
         text, _ = decode_report(text.encode("utf-8", errors="replace"), state.settings.max_report_bytes)
-    diag = await run_in_threadpool(state.diagnose, text, body.name, body.top, None, (), body.lang)
+    diag = await run_in_threadpool(state.diagnose, text, body.name, body.top, lang=body.lang)
     from kb.diagnose import answer_json          # loaded with the KB, not with the app
 
     # Written by the same function as `diagnose --json`, so the two stay the same bytes (with the KB they name).
