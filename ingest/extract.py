@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from kb.lang import detect_langs, lang_shares
 from kb.models import Document, Fix, Section, VerifiedBy
 from kb.traceback.lines import classify_line, find_error_lines, looks_like_prose, output_failure
 
@@ -70,52 +71,9 @@ def split_title(text: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------------------------
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_EN_WORD = re.compile(r"(?<![\w./-])[A-Za-z][a-z']{1,}(?![\w/-])")
-_EN_STOP = frozenset(
-    "the a an to is are was were be been this that these those when which while with and or but of in on for it its "
-    "not can could would should will if so then there as by from at into than also only after before because".split())
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`，。）]+")
-
-
-def _prose(text: str) -> str:
-    """Text without code blocks, inline code, URLs and error/log lines: what a reader reads as language."""
-    lines = text.split("\n")
-    code = fence_mask(lines)
-    kept = [ln for ln, c in zip(lines, code) if not c and classify_line(ln) is None]
-    return _URL.sub(" ", _INLINE_CODE.sub(" ", "\n".join(kept)))
-
-
-def lang_shares(text: str) -> tuple[int, int]:
-    """(Chinese characters, characters of English prose) in `text`'s prose. English counts only in sentences
-    that read as English (several function words), so identifiers in Chinese prose do not count."""
-    prose = _prose(text)
-    han = len(_HAN.findall(prose))
-    en = 0
-    for sent in re.split(r"[.!?。！？\n]+", prose):
-        words = _EN_WORD.findall(sent)
-        if len(words) >= 4 and sum(w.lower() in _EN_STOP for w in words) >= 2 and not _HAN.search(sent):
-            en += sum(len(w) for w in words)
-    return han, en
-
-
-def detect_langs(text: str) -> list[str]:
-    """["zh"], ["en"], ["zh", "en"] or [] by the shares of Chinese and English prose.
-
-    A Chinese character carries about as much as three English letters, hence the weight.
-    """
-    han, en = lang_shares(text)
-    total = 3 * han + en
-    if total == 0:
-        return []
-    out = []
-    if han >= 10 and 3 * han >= 0.2 * total:
-        out.append("zh")
-    if en >= 40 and en >= 0.2 * total:
-        out.append("en")
-    if not out:
-        out.append("zh" if 3 * han >= en else "en")
-    return out
+# lang_shares and detect_langs live in kb.lang (the answer's language is judged with the same measure).
 
 
 # ---------------------------------------------------------------------------------------------------------------

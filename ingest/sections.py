@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kb.lang import fence_mask
 from kb.models import Section, SectionKind
 from kb.traceback.lines import classify_line
 
@@ -158,7 +159,6 @@ def heading_kinds(text: str) -> list[SectionKind]:
 # Line shapes
 # ---------------------------------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _BOLD = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n]{1,60}?)(?:\*\*|__)\s*[:：]?\s*$")
@@ -171,25 +171,6 @@ _LETTER = re.compile(r"[A-Za-z\u4e00-\u9fff]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # Label words that introduce an error message rather than a section (`报错：RuntimeError...`).
 _ERROR_LABELS = {"error", "errors", "报错", "错误", "错误信息", "报错信息", "the error", "日志", "log", "logs"}
-
-
-def fence_mask(lines: list[str]) -> list[bool]:
-    """For each line, whether it belongs to a fenced code block (the fence lines included)."""
-    mask = []
-    fence: str | None = None
-    for line in lines:
-        m = _FENCE.match(line)
-        if fence is None:
-            if m:
-                fence = m.group(1)[0] * 3
-                mask.append(True)
-                continue
-            mask.append(False)
-        else:
-            mask.append(True)
-            if m and m.group(1).startswith(fence) and not line.strip()[len(m.group(1)):].strip():
-                fence = None
-    return mask
 
 
 def _is_error_line(line: str) -> bool:

@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     )
     max_file_bytes: int = Field(5_000_000, description="Files larger than this are skipped by ingest")
     max_report_bytes: int = Field(2_000_000, description="Reports are cut to this size before parsing")
+    lang: Literal["auto", "en", "zh"] = Field(
+        "auto", description="Language of the answers: auto (the report's: Chinese when the reporter writes mostly "
+                            "Chinese), en or zh")
 
     # Service (`triage serve`)
     max_request_bytes: int = Field(2_000_000, description="Larger HTTP request bodies are refused with 413")

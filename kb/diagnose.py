@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 
 from kb.evidence import evidence_lines, plain_reason
 from kb.feedback import FeedbackStore
+from kb.lang import answer_lang
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
 from kb.models import Diagnosis, Document, Fix, FixOut, IssueOut, MatchOut, QueryOut
@@ -72,6 +73,7 @@ class Diagnoser:
         self.matcher = Matcher(kb, feedback)
         self.last_ranking: list[tuple[str, float]] = []
         self._by_source: dict[str, str] | None = None
+        self._lang = "en"          # the language of the answer being made
 
     def doc_id_of_source(self, source: str) -> str | None:
         if self._by_source is None:
@@ -79,14 +81,17 @@ class Diagnoser:
         return self._by_source.get(source)
 
     def diagnose(self, text: str, name: str = "<stdin>", top: int = 3, exclude: Collection[str] = (),
-                 not_by: NotBy | None = None) -> Diagnosis:
+                 not_by: NotBy | None = None, lang: str | None = None) -> Diagnosis:
         """`exclude`: sources (github:OWNER/REPO#N) never to propose nor show, such as the issue the report is.
         `not_by`: the report's author and time; threads that author opened within the hour are never the answer
-        (shown as related, with the reason)."""
+        (shown as related, with the reason). `lang`: the language to answer in, "en" or "zh", or "auto" (None) for
+        the report's own (kb.lang.report_lang); an entry written in it is shown in it, one written in one language
+        as written."""
+        self._lang = answer_lang(lang, text)
         if not text.strip():
             self.last_ranking = []
             return Diagnosis(input=name, verdict="no_match", confidence=1.0, matches=[], reason="the report is empty",
-                             query=QueryOut(exception_type=None, message="", signature=""))
+                             query=QueryOut(exception_type=None, message="", signature=""), lang=self._lang)
         left_out = {d for d in (self.doc_id_of_source(s) for s in exclude) if d}
         same_author: dict[str, str] = {}          # doc id -> why it is not the answer (not_by)
 
@@ -148,7 +153,7 @@ class Diagnoser:
         first = (matches or related or [None])[0]
         reason = plain_reason(reason, first.title, first.entry_id) if first else plain_reason(reason)
         return Diagnosis(input=name, verdict=verdict, confidence=confidence, matches=matches, related=related,
-                         query=query, reason=reason)
+                         query=query, reason=reason, lang=self._lang)
 
     def _duplicate_target(self, doc: Document) -> str | None:
         """The doc id of the resolved thread `doc` was closed as a duplicate of, when the KB holds it."""
@@ -163,10 +168,11 @@ class Diagnoser:
                    reason: str | None = None) -> MatchOut:
         doc_id = doc_id or c.doc_id
         doc = self.kb.documents()[doc_id]
+        title, root_cause, fixes = doc.localized(self._lang)
         return MatchOut(
-            entry_id=doc_id, title=doc.title, source=doc.source, score=round(c.score, 4),
-            root_cause=doc.root_cause,
-            fixes=[self._fix_out(doc_id, f) for f in doc.fixes],
+            entry_id=doc_id, title=title, source=doc.source, score=round(c.score, 4),
+            root_cause=root_cause,
+            fixes=[self._fix_out(doc_id, f) for f in fixes],
             # Evidence and reason in plain words (kb.evidence); the one number shown is the answer's confidence.
             evidence=evidence_lines(c.sig_pair, c.sig_why, c.conflicts, c.notes), signals=c.signals(),
             # (shown beside the entry's title, so it says "this entry"; the diagnosis' own reason names the title)

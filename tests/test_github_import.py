@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from kb.config import Settings
 from kb.index import store
 from kb.index.hybrid import KnowledgeBase
+from kb.models import SCHEMA_VERSION
 from tests.conftest import BACKGROUND
 from tests.fakes.github_issues import FakeIssuesAPI
 
@@ -558,7 +559,7 @@ def test_a_kb_imported_before_authors_were_kept_loads_and_the_next_import_fills_
         docs = docs_by_number(kb_dir, settings)
         assert (docs[1].author, docs[1].created_at) == ("alice", fake.issues[REPO][1]["created_at"])
         manifest = json.loads((store.current_generation(kb_dir) / store.MANIFEST).read_text())
-        assert manifest["schema_version"] == 2
+        assert manifest["schema_version"] == SCHEMA_VERSION
 
 
 def test_reopened_is_read_from_the_state_or_the_timeline():

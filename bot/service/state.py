@@ -190,14 +190,16 @@ class ServiceState:
             raise NotReady(message)
 
     def diagnose(self, text: str, name: str = "<request>", top: int = 3, scope: str | None = None,
-                 exclude: tuple[str, ...] = (), not_by: NotBy | None = None) -> Diagnosis:
+                 exclude: tuple[str, ...] = (), not_by: NotBy | None = None, lang: str | None = None) -> Diagnosis:
         """`scope`: where the answer is given (kb.feedback.github_scope / slack_scope), so that vetoes said
         elsewhere do not apply (unless TRIAGE_FEEDBACK_VETO_SCOPE=global); None: every veto applies. `exclude`:
         sources never proposed (the issue being answered, github:OWNER/REPO#N). `not_by`: the report's author and
-        time (kb.diagnose.NotBy): threads they opened within the hour are not the answer."""
+        time (kb.diagnose.NotBy): threads they opened within the hour are not the answer. `lang`: en, zh or auto
+        (the report's language); None: TRIAGE_LANG."""
         self.require_ready()
         with self._diagnose_lock, self.feedback.answering_in(scope):
-            return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude, not_by=not_by)
+            return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude, not_by=not_by,
+                                           lang=lang or self.settings.lang)
 
     def record_feedback(self, fb: Feedback) -> Feedback:
         self.require_ready()
