@@ -126,6 +126,10 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
                     else f"[green]✔ {shown(msg('verified_by', lang, who=who))}{colon.rstrip()}[/] " if fix.verified
                     else "- ")
             console.print(f"    {mark}{shown(fix.text)}")
+        if best.versions:
+            _heading(msg("versions", lang))
+            for line in best.versions:
+                console.print(f"    {shown(line)}")
         if best.evidence:
             _heading(msg("evidence", lang))
             for line in best.evidence:

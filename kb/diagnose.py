@@ -23,6 +23,7 @@ from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
 from kb.models import Diagnosis, Document, Fix, FixOut, IssueOut, MatchOut, QueryOut
 from kb.repro.results import ResultStore
+from kb.versions import version_lines
 
 RELATED_MAX = 3
 SAME_AUTHOR_WINDOW_S = 3600.0
@@ -178,6 +179,7 @@ class Diagnoser:
             # (shown beside the entry's title, so it says "this entry"; the diagnosis' own reason names the title)
             reason=reason or plain_reason(c.reason) or None,
             issue=issue_out(doc),
+            versions=version_lines(doc.fixed_in, doc.affected, decision.report.env, self._lang),
         )
 
     def _fix_out(self, entry_id: str, f: Fix) -> FixOut:

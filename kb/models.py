@@ -154,6 +154,7 @@ class MatchOut(BaseModel):
     signals: dict[str, float] = Field(default_factory=dict)
     reason: str | None = None                 # for related entries: why it was not accepted
     issue: "IssueOut | None" = None           # when the entry is an imported issue thread: what to cite
+    versions: list[str] = Field(default_factory=list)   # the entry's affected/fixed_in against the report's versions
 
 
 class IssueOut(BaseModel):

@@ -74,6 +74,10 @@ def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | N
         lines.extend([f"**{msg('fixes', lang)}**", ""])
         lines.extend(f"- {_fix_label(f, doc, repro_env, lang)}{_inline(f.text)}" for f in verified_first(best.fixes))
         lines.append("")
+    if best.versions:
+        lines.extend([f"**{msg('versions', lang)}**", ""])
+        lines.extend(f"- {_inline(v)}" for v in best.versions)
+        lines.append("")
     evidence = best.evidence[:EVIDENCE_MAX]
     if evidence:
         lines.extend([f"<details><summary>{msg('gh_why', lang)}</summary>", ""])

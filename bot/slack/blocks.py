@@ -116,6 +116,9 @@ def _match_blocks(diag: Diagnosis) -> list[dict]:
     ]
     if best.fixes:
         blocks.append(section(f"*{msg('fixes', lang)}*\n" + _fixes(best, lang)))
+    if best.versions:
+        blocks.append(section(f"*{msg('versions', lang)}*\n" + "\n".join(escape(cut(v, LINE_MAX))
+                                                                         for v in best.versions)))
     evidence = [line for line in best.evidence if not line.startswith("signals:")][:EVIDENCE_LINES]
     if evidence:
         text = "\n".join(cut(line, LINE_MAX) for line in evidence)
