@@ -27,7 +27,7 @@ from bot.service.state import ServiceState
 from bot.slack.app import SlackBot, create_slack_bot, secret
 from bot.slack.handlers import Verifier
 from kb.errors import ConfigError
-from kb.state import StateDB, state_for
+from kb.state import StateDB, first_line, state_for
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,14 @@ class SeenRequests:
             if key in self._seen:
                 return False
             self._seen[key] = now
-        return self.db is None or self._first_in_store(key)
+        if self.db is None:
+            return True
+        try:
+            return self._first_in_store(key)
+        except Exception as exc:  # noqa: BLE001 - the store went away: this replica's memory still refuses replays
+            log.warning("Slack replay check fell back to this replica's memory: %s",
+                        getattr(exc, "user_message", None) or first_line(exc))
+            return True
 
     def _first_in_store(self, key: str) -> bool:
         now = time.time()
