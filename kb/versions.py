@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from kb.messages import msg
+
 _FIXED = re.compile(r"(?P<pkg>[A-Za-z][\w.-]*)\s*(?:==|\s)\s*v?(?P<ver>\d+(?:\.\d+)*(?:[\w.+-]*\w)?)")
 _AFFECTED = re.compile(r"(?P<pkg>[A-Za-z][\w.-]*)\s*(?P<spec>(?:[<>=!~]=?\s*[\w.*+-]+\s*,?\s*)+)")
 
@@ -63,7 +65,7 @@ def version_notes(fixed_in: str | None, affected: str | None, report_versions: d
     ranges = _once(_AFFECTED.finditer(affected or ""))
     notes: dict[str, VersionNote] = {}
     for pkg, m in fixed.items():
-        if pkg in running and _version(running[pkg]) is not None:
+        if pkg in running and _version(running[pkg]) is not None and _version(m.group("ver")) is not None:
             notes[pkg] = VersionNote(pkg, running[pkg], m.group("ver"), None)
     for pkg, m in ranges.items():
         if pkg not in running or _version(running[pkg]) is None:
@@ -81,14 +83,10 @@ def version_notes(fixed_in: str | None, affected: str | None, report_versions: d
 def version_lines(fixed_in: str | None, affected: str | None, report_versions: dict[str, str],
                   lang: str = "en") -> list[str]:
     """What the answer says of the report's versions, one line per package, in `lang`."""
-    from kb.messages import msg
-
     out = []
     for n in version_notes(fixed_in, affected, report_versions):
-        if n.fixed_in and _older(n.running, n.fixed_in):
-            key = "version_fixed"
-        elif n.fixed_in and _version(n.running) is not None and not _older(n.running, n.fixed_in):
-            key = "version_has_fix"
+        if n.fixed_in:          # both versions read (version_notes keeps no other)
+            key = "version_fixed" if _older(n.running, n.fixed_in) else "version_has_fix"
         elif n.affected is not None:
             key = "version_affected" if n.affected else "version_unaffected"
         else:

@@ -42,3 +42,11 @@ def test_the_answer_says_what_the_reports_versions_mean(starter_diagnoser):
     assert zh.matches[0].versions == ["已在 transformers 4.37.0 中修复；你使用的是 4.36.2：升级应能解决"]
     newer = starter_diagnoser.diagnose(report.replace("4.36.2", "4.40.0"), lang="en")
     assert all("upgrading should fix it" not in v for m in newer.matches for v in m.versions)
+
+
+def test_a_fixed_release_that_cannot_be_read_says_nothing_rather_than_has_the_fix():
+    from kb.versions import version_lines
+
+    assert version_lines("transformers 4.37-fix", None, {"transformers": "4.36.2"}) == []
+    assert version_lines("transformers 4.37.0", None, {"transformers": "4.36.2"}) == [
+        "fixed in transformers 4.37.0; you run 4.36.2: upgrading should fix it"]
