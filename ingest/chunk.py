@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
+from kb.lang import lang_shares
 from kb.models import Chunk, Document, Section
 from kb.traceback.lines import classify_line
 
-from ingest.extract import lang_shares, split_sentences, tidy_title
+from ingest.extract import split_sentences, tidy_title
 from ingest.sections import fence_mask
 
 

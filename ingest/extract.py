@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from kb.lang import detect_langs, lang_shares
+from kb.lang import detect_langs
 from kb.models import Document, Fix, Section, VerifiedBy
-from kb.traceback.lines import classify_line, find_error_lines, looks_like_prose, output_failure
+from kb.traceback.lines import classify_line, embedded_errors, find_error_lines, quoted_output
 
 from ingest.clean import clean_text
 from ingest.read import RawDocument
@@ -70,10 +70,9 @@ def split_title(text: str) -> tuple[str, str]:
 # languages
 # ---------------------------------------------------------------------------------------------------------------
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`，。）]+")
-# lang_shares and detect_langs live in kb.lang (the answer's language is judged with the same measure).
+# detect_langs lives in kb.lang (the answer's language is judged with the same measure).
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -506,14 +505,6 @@ def fields_from_sections(sections: list[Section]) -> SectionFields:
     )
 
 
-# An exception header inside a Chinese sentence: `第一个错误表现为AttributeError: module 'x' has no attribute 'y',这是…`
-_EMBEDDED = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\s?:\s"
-                       r"[^\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\n]{4,400})", re.A)
-
-
-_INDENTED = re.compile(r"^(?: {2,}|\t)(?![-*+] |\d{1,2}[.)] )\S")     # an indented line that is no list item
-
-
 def find_all_error_lines(text: str) -> list[str]:
     """`find_error_lines`, plus exception headers embedded in the middle of Chinese sentences and failures said in
     words inside a code block of tool output (`Could not load ... library`), in text order."""
@@ -522,17 +513,9 @@ def find_all_error_lines(text: str) -> list[str]:
     code = fence_mask(lines)
     extra: list[str] = []
     for line, c in zip(lines, code):
-        if c or _INDENTED.match(line):
-            # outside a fence, an indented line may be the writer's wrapped sentence rather than quoted output
-            cand = output_failure(line) if c or not looks_like_prose(line) else None
-            if cand and not any(cand in f or f in cand for f in found + extra):
-                extra.append(cand)
-            continue
-        if not _HAN.search(line):
-            continue
-        for m in _EMBEDDED.finditer(line):
-            cand = m.group(1).strip().rstrip(",.;:，")
-            if classify_line(cand) is not None and not any(cand in f or f in cand for f in found + extra):
+        cands = [out] if (out := quoted_output(line, c)) else [] if c else embedded_errors(line)
+        for cand in cands:
+            if not any(cand in f or f in cand for f in found + extra):
                 extra.append(cand)
     if not extra:
         return found
