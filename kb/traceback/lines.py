@@ -258,6 +258,8 @@ _WARNING = re.compile(
 # Well-known library messages that read like sentences; without this they would be taken for the reporter's words.
 _KNOWN_MESSAGE = re.compile(
     r"^(?:\[[\w\s.:-]{1,40}\]\s*)?(?:Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)"
+    r"|(?:.{0,300}\ )?were\ not\ (?:initialized|used)\ (?:from|when\ initializing)\ .{0,300}"   # its wrapped lines
+    r"|and\ are\ newly\ initialized(?:\ because\ the\ shapes\ did\ not\ match)?:"
     r"|You\ should\ probably\ TRAIN\ this\ model|OVERFLOW!\ Rank\ \d+\ Skipping\ step"
     r"|Gradient\ overflow\.\s+Skipping\ step|Current\ loss\ scale\ already\ at\ minimum"
     r"|Some\ parameters\ are\ on\ the\ meta\ device\b"
