@@ -18,7 +18,10 @@ def starter_kb_dir(settings: Settings) -> Path:
 
 def ensure_starter_kb(settings: Settings, progress: Progress | None = None) -> Path:
     kb_dir = starter_kb_dir(settings)
-    want = f"{entries_hash()} {EXTRACTOR_VERSION}"       # new entries or new extraction code: bring it up to date
+    from kb.index.embed import resolve_encoder
+
+    # new entries, new extraction code or another encoder (TRIAGE_ENCODER): bring it up to date
+    want = f"{entries_hash()} {EXTRACTOR_VERSION} {resolve_encoder(settings.model, settings.cache_dir, settings.encoder)}"
     stamp = kb_dir / HASH_FILE
     if stamp.exists() and stamp.read_text().strip() == want and (kb_dir / "CURRENT").exists():
         return kb_dir
