@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     max_report_bytes: int = Field(2_000_000, description="Reports are cut to this size before parsing")
 
     # Service (`triage serve`)
+    workers: int | None = Field(
+        None, ge=0, description="Diagnosis worker processes of `triage serve` (default: one per core); 0: diagnose "
+                                "in the service process, one at a time")
     max_request_bytes: int = Field(2_000_000, description="Larger HTTP request bodies are refused with 413")
     # Shared state (deliveries, feedback, repro results): the KB folder's SQLite file, or PostgreSQL
     database_url: SecretStr | None = Field(
