@@ -56,6 +56,7 @@ class IngestReport:
     documents: int = 0
     chunks: int = 0
     embedded: int = 0          # chunks whose vectors were computed in this run
+    reused_shipped: int = 0    # chunks whose vectors came with the package (the starter KB, `known_vectors`)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -159,13 +160,16 @@ def ingest(
     repair: bool = False,
     progress: Progress | None = None,
     prepared: list[Prepared] | None = None,
+    known_vectors: Callable[[str], dict[str, np.ndarray]] | None = None,
 ) -> IngestReport:
     """Ingest files and folders into the KB at `kb_dir` (created when missing).
 
     A live generation with damaged files (checksums in its manifest) is rebuilt from its stored chunks even when no
     file changed: indexes from the stored vectors and tokens, vectors re-embedded only if vectors.npy is the damaged
     one. `repair` allows `paths` to be empty: rebuild what is there, read nothing new. `prepared`: documents made
-    elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty)."""
+    elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty).
+    `known_vectors(encoder)`: vectors this encoder gives, by the sha256 of a chunk's text (the starter KB's shipped
+    ones); a chunk found there is not embedded again."""
     from kb.index.embed import load_embedder, resolve_encoder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -284,6 +288,18 @@ def ingest(
                 else:
                     still.append((r, j))
             missing = still
+        if missing and known_vectors is not None:
+            known = known_vectors(encoder)
+            if known:
+                still = []
+                for r, j in missing:
+                    hit = known.get(_sha(r.chunks[j].text))
+                    if hit is not None:
+                        r.vectors[j] = np.array(hit, dtype=np.float32)
+                        report.reused_shipped += 1
+                    else:
+                        still.append((r, j))
+                missing = still
         if missing:
             embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=encoder)
             texts = [r.chunks[j].text for r, j in missing]

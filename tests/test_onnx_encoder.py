@@ -41,7 +41,7 @@ def test_export_is_keyed_by_weights_and_recipe_and_agrees_with_float32(folder):
     sha = embed._file_sha256(embed.default_model_file())
     assert folder.name == f"onnx-int8-{onnx_e5.recipe_hash()}-{sha[:12]}"
     assert marker["source_sha256"] == sha and marker["recipe"] == onnx_e5.recipe_hash()
-    assert marker["check_texts"] >= 60
+    assert marker["check_texts"] >= 32
     assert marker["mean_cosine_to_fp32"] >= 0.999 and marker["min_cosine_to_fp32"] >= 0.99
     # the float32 reference graph is not kept; the int8 model and the packed word rows are
     assert sorted(p.name for p in folder.iterdir()) == sorted(

@@ -300,8 +300,9 @@ def usable(folder: Path) -> Path:
 
 def _agreement(folder: Path) -> dict:
     texts = check_texts()
-    ref = OnnxEmbedder(folder, model_file="model-fp32.onnx", check=False)
-    new = OnnxEmbedder(folder, check=False)
+    workers = os.cpu_count() or 1
+    ref = OnnxEmbedder(folder, model_file="model-fp32.onnx", check=False, workers=workers)
+    new = OnnxEmbedder(folder, check=False, workers=workers)
     cos = []
     for is_query in (True, False):
         group = [t for t, q in texts if q == is_query]
