@@ -28,8 +28,11 @@ _worker: dict = {}
 
 
 def _init(settings: Settings, kb_path: str) -> None:
-    # One core's worth of threads per worker: the workers are the parallelism (see kb.index.onnx_e5).
+    # One core's worth of threads per worker: the workers are the parallelism.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from kb.index import onnx_e5
+
+    onnx_e5.DEFAULT_THREADS = 1
     from kb.diagnose import Diagnoser
     from kb.feedback import FeedbackStore
     from kb.index.hybrid import KnowledgeBase

@@ -43,6 +43,9 @@ MIN_COSINE = 0.99                  # mean cosine to float32 over the check texts
 CHECK_TEXTS = Path(__file__).resolve().parents[1] / "data" / "encoder_check.txt"
 ENCODER_NAME = "onnx-int8"
 _MARKER = "triage_onnx.json"
+# Threads of one inference when the caller names none: None = ONNX Runtime's default (one per core). A process that
+# is one of several doing the same work at once (the service's diagnosis workers) sets 1.
+DEFAULT_THREADS: int | None = None
 _QK = 32
 
 
@@ -354,6 +357,7 @@ class OnnxEmbedder:
         self.workers = max(1, int(workers))
         if self.workers > 1:
             threads = 1
+        threads = threads or DEFAULT_THREADS
         if threads:
             opts.intra_op_num_threads = int(threads)
         # Threads that spin while waiting for work hold a core another process (or a worker) could use.
