@@ -96,4 +96,16 @@ class DiagnosisPool:
 
 
 def default_workers() -> int:
-    return max(1, os.cpu_count() or 1)
+    """One per core this process may use: the CPUs it is pinned to, and no more than a cgroup CPU quota allows (a
+    container limited to 2 CPUs on a 64-core node gets 2 workers, not 64)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, int(int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cores)
