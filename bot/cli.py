@@ -334,9 +334,11 @@ def _read_report(arg: str, max_bytes: int):
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per input, one per line.")
 @click.option("--top", default=3, show_default=True, type=click.IntRange(1, 20), help="At most K matches.")
 @click.option("--verify", is_flag=True, help="Run the top match's reproduction recipe: does it confirm the report?")
+@click.option("--lang", type=click.Choice(["auto", "en", "zh"]), default=None,
+              help="Answer in English or Chinese; auto: the report's language (default: TRIAGE_LANG, else auto).")
 @click.pass_context
 @guarded
-def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
+def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify, lang):
     """Diagnose tracebacks / error reports (FILE... ; - reads standard input)."""
     from bot.progress import progress_bar
     from bot.render import print_diagnosis
@@ -366,7 +368,7 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify):
                 click.echo(json.dumps({"input": arg, "ok": False, "error": problem}, ensure_ascii=False))
             status = 2
             continue
-        diag = diagnoser.diagnose(text, name=arg, top=top)
+        diag = diagnoser.diagnose(text, name=arg, top=top, lang=lang or settings.lang)
         verification = None
         if verify:
             from kb.repro.verify import verify_and_record

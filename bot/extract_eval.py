@@ -71,28 +71,28 @@ class DocResult:
 def extracted_lines(doc) -> list[str]:
     """The error lines the matcher reads of a document: the events of its tracebacks (the first line of each
     message) and its error lines, each once."""
-    from kb.traceback.parse import parse_report
+    from kb.traceback.parse import documents_error, parse_report
 
     out: list[str] = []
     for block in doc.tracebacks:
         for ev in parse_report(block).events:
-            if ev.origin != "prose" and ev.message:
+            if documents_error(ev, bool(doc.error_lines)) and ev.message:
                 out.append(ev.message.split("\n", 1)[0])
     out += doc.error_lines
     lines = [line.strip() for line in out if line.strip()]
     at = {line: doc.body.find(line) for line in lines}
     lines.sort(key=lambda line: at[line] if at[line] >= 0 else len(doc.body))     # the first copy is the first
-    return list(_one_per_copy(lines).values())
+    return [group[0] for group in copies(lines)]
 
 
-def _one_per_copy(lines) -> dict[str, str]:
-    """The first of each group of lines that are copies of one line from different ranks or steps (the same line
-    less its rank, pid, timestamps and counters: `dedupe_key`), by key. Writers differ on whether to label every
-    rank's copy; the matcher reads one."""
-    out: dict[str, str] = {}
+def copies(lines) -> list[list[str]]:
+    """Lines grouped as copies of one line from different ranks or steps (the same line less its rank, pid,
+    timestamps and counters: `dedupe_key`), in order of each group's first line. Writers differ on whether to label
+    every rank's copy; the matcher reads one."""
+    groups: dict[str, list[str]] = {}
     for line in lines:
-        out.setdefault(dedupe_key(clean_line(line)), line)
-    return out
+        groups.setdefault(dedupe_key(clean_line(line)), []).append(line)
+    return list(groups.values())
 
 
 def run_extract_eval(setdir: Path, settings: Settings) -> tuple[dict, list[DocResult]]:
@@ -123,11 +123,9 @@ def run_extract_eval(setdir: Path, settings: Settings) -> tuple[dict, list[DocRe
     for doc, want, cause, fix in labels:
         d = extract_document(raws[doc], doc, boilerplate)
         got = extracted_lines(d)
-        copies: dict[str, list[str]] = {}
-        for w in want:
-            copies.setdefault(dedupe_key(clean_line(w)), []).append(w)
-        r = DocResult(doc, [group[0] for group in copies.values()], got)
-        r.missed = [group[0] for group in copies.values() if not any(found(w, g) for w in group for g in got)]
+        labelled = copies(want)
+        r = DocResult(doc, [group[0] for group in labelled], got)
+        r.missed = [group[0] for group in labelled if not any(found(w, g) for w in group for g in got)]
         r.spurious = [g for g in got if not any(rightly_extracted(g, w) for w in want)]
         if cause:
             r.root_cause = holds_quote(cause, d.root_cause)

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kb.evidence import clip, verified_first
+from kb.messages import msg
 
 
 
@@ -105,31 +106,41 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     """An answer: the verdict with its one number (the confidence), then the headed parts in the order every
     surface uses (root cause, fixes with the verified ones first, evidence)."""
     head = f"[bold]{shown(diag.input)}[/]: "
+    lang = diag.lang            # labels from the message table (kb/data/messages.json), in the answer's language
+    colon = "：" if lang == "zh" else ": "
     if diag.verdict == "match":
         best = diag.matches[0]
-        console.print(head + f"[green bold]match[/] (confidence {diag.confidence:.2f}) [bold]{shown(best.title)}[/]")
-        console.print(f"  entry: {shown(best.entry_id)}   source: {shown(best.source)}")
+        console.print(head + f"[green bold]{msg('match', lang)}[/] ({msg('confidence', lang)} {diag.confidence:.2f}) "
+                             f"[bold]{shown(best.title)}[/]")
+        console.print(f"  {msg('entry', lang)}: {shown(best.entry_id)}   {msg('source', lang)}: {shown(best.source)}")
         if best.issue is not None:
             print_issue(best.issue)
-        _heading("Root cause")
-        console.print(f"    {shown(best.root_cause or '(no root cause recorded)')}")
+        _heading(msg("root_cause", lang))
+        console.print(f"    {shown(best.root_cause or msg('no_root_cause', lang))}")
         if best.fixes:
-            _heading("Fixes")
+            _heading(msg("fixes", lang))
         for fix in verified_first(best.fixes):
             by_repro = fix.verified and fix.verified_by == "repro"
-            mark = ("[green]✔ verified by repro:[/] " if by_repro
-                    else f"[green]✔ verified by the {shown(fix.verified_by)}:[/] " if fix.verified else "- ")
+            who = msg(f"who_{fix.verified_by}", lang) if lang != "en" and fix.verified else fix.verified_by
+            mark = (f"[green]✔ {msg('verified_by_repro', lang)}{colon.rstrip()}[/] " if by_repro
+                    else f"[green]✔ {shown(msg('verified_by', lang, who=who))}{colon.rstrip()}[/] " if fix.verified
+                    else "- ")
             console.print(f"    {mark}{shown(fix.text)}")
+        if best.versions:
+            _heading(msg("versions", lang))
+            for line in best.versions:
+                console.print(f"    {shown(line)}")
         if best.evidence:
-            _heading("Evidence")
+            _heading(msg("evidence", lang))
             for line in best.evidence:
                 console.print(f"    [dim]- {shown(line)}[/]")
         for other in diag.matches[1:]:
-            console.print(f"  also possible: {shown(other.title)} ({shown(other.entry_id)})")
+            console.print(f"  {msg('also_possible', lang)}: {shown(other.title)} ({shown(other.entry_id)})")
     else:
-        console.print(head + f"[yellow bold]no match[/] (confidence {diag.confidence:.2f}): {shown(diag.reason)}")
+        console.print(head + f"[yellow bold]{msg('no_match', lang)}[/] ({msg('confidence', lang)} "
+                             f"{diag.confidence:.2f}): {shown(diag.reason)}")
         if diag.related:
-            _heading("Nearest entries, not accepted")
+            _heading(msg("nearest", lang))
         for rel in diag.related:
             why = f": {shown(rel.reason)}" if rel.reason else ""
             where = shown(rel.entry_id) if rel.issue is None else shown(issue_label(rel.issue))
@@ -137,7 +148,7 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     q = diag.query
     if q.exception_type or q.message:
         said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
-        console.print(f"  [dim]your report: {shown(clip(said, 200))}[/]")
+        console.print(f"  [dim]{msg('your_report', lang)}: {shown(clip(said, 200))}[/]")
     for note in q.notes:
         console.print(f"  [dim]note: {shown(note)}[/]")
     print_kb_line(kb)
@@ -184,6 +195,7 @@ def print_stats(info: dict) -> None:
         ("knowledge base", shown(info["kb"])),
         ("documents", f"{info['documents']} ({info['chunks']} chunks)"),
         ("languages", shown(langs)),
+        ("bilingual", f"{info.get('bilingual', 0)} entries (title, root cause and fixes in en and zh)"),
         ("built", shown(when(info.get("built")))),
         ("model", f"{shown(info.get('model') or '-')} ({info.get('dim') or '?'} dimensions)"),
         ("tokenizer", shown(info.get("tokenizer") or "-")),

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
+from kb.lang import lang_shares
 from kb.models import Chunk, Document, Section
 from kb.traceback.lines import classify_line
 
-from ingest.extract import lang_shares, split_sentences, tidy_title
+from ingest.extract import split_sentences, tidy_title
 from ingest.sections import fence_mask
 
 
@@ -186,4 +187,11 @@ def chunk_document(doc: Document, max_chars: int = 1200) -> list[Chunk]:
         prefix = "\n".join(x for x in (doc.title, sec.heading) if x) + "\n"
         for piece in _pack(_units(sec.text), max(200, max_chars - len(prefix))):
             add(sec.kind, prefix, piece)
+    # A bilingual entry is indexed in its other language too (title and root cause), so that a report written in
+    # that language finds it by its words as well as by its error lines.
+    for local in doc.texts.values():
+        if (local.title or doc.title) != doc.title or (local.root_cause or doc.root_cause) != doc.root_cause:
+            text = local.root_cause or local.title
+            for piece in _pack(_units(text), max(200, max_chars - len(local.title or doc.title) - 1)):
+                add("root_cause", (local.title or doc.title) + "\n", piece)
     return out

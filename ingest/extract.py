@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from kb.lang import detect_langs
 from kb.models import Document, Fix, Section, VerifiedBy
-from kb.traceback.lines import classify_line, find_error_lines, looks_like_prose, output_failure
+from kb.traceback.lines import classify_line, embedded_errors, find_error_lines, quoted_output
 
 from ingest.clean import clean_text
 from ingest.read import RawDocument
@@ -69,53 +70,9 @@ def split_title(text: str) -> tuple[str, str]:
 # languages
 # ---------------------------------------------------------------------------------------------------------------
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_EN_WORD = re.compile(r"(?<![\w./-])[A-Za-z][a-z']{1,}(?![\w/-])")
-_EN_STOP = frozenset(
-    "the a an to is are was were be been this that these those when which while with and or but of in on for it its "
-    "not can could would should will if so then there as by from at into than also only after before because".split())
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`，。）]+")
-
-
-def _prose(text: str) -> str:
-    """Text without code blocks, inline code, URLs and error/log lines: what a reader reads as language."""
-    lines = text.split("\n")
-    code = fence_mask(lines)
-    kept = [ln for ln, c in zip(lines, code) if not c and classify_line(ln) is None]
-    return _URL.sub(" ", _INLINE_CODE.sub(" ", "\n".join(kept)))
-
-
-def lang_shares(text: str) -> tuple[int, int]:
-    """(Chinese characters, characters of English prose) in `text`'s prose. English counts only in sentences
-    that read as English (several function words), so identifiers in Chinese prose do not count."""
-    prose = _prose(text)
-    han = len(_HAN.findall(prose))
-    en = 0
-    for sent in re.split(r"[.!?。！？\n]+", prose):
-        words = _EN_WORD.findall(sent)
-        if len(words) >= 4 and sum(w.lower() in _EN_STOP for w in words) >= 2 and not _HAN.search(sent):
-            en += sum(len(w) for w in words)
-    return han, en
-
-
-def detect_langs(text: str) -> list[str]:
-    """["zh"], ["en"], ["zh", "en"] or [] by the shares of Chinese and English prose.
-
-    A Chinese character carries about as much as three English letters, hence the weight.
-    """
-    han, en = lang_shares(text)
-    total = 3 * han + en
-    if total == 0:
-        return []
-    out = []
-    if han >= 10 and 3 * han >= 0.2 * total:
-        out.append("zh")
-    if en >= 40 and en >= 0.2 * total:
-        out.append("en")
-    if not out:
-        out.append("zh" if 3 * han >= en else "en")
-    return out
+# detect_langs lives in kb.lang (the answer's language is judged with the same measure).
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -447,7 +404,7 @@ _CAUSE_CUE = re.compile(
     r"\bbecause\b|\bcaused by\b|\bdue to\b|\broot cause\b|\bthe (?:real |actual )?(?:reason|cause|culprit)\b|"
     r"\bstems? from\b|\bresults? from\b|\bturn(?:s|ed) out\b", re.I)
 # A sentence that says what followed from what: the mechanism, when no sentence names the cause.
-_CONSEQUENCE = re.compile(r"所以|因此|于是|以致|导致|使得|, so\b|\bwhich is why\b|\bthat is why\b|\bhence\b|"
+_CONSEQUENCE = re.compile(r"所以|因此|于是|以致|导致|使得|意味着|也就是说|\bthis means\b|\bin other words\b|, so\b|\bwhich is why\b|\bthat is why\b|\bhence\b|"
                           r"\bso that\b|\bwhich (?:means|made|makes|caused|left)\b", re.I)
 _FIX_CUE = re.compile(
     r"解决|修复|规避|绕过|改为|改成|改用|设置|升级|降级|安装|添加|加上|即可|建议|"
@@ -548,14 +505,6 @@ def fields_from_sections(sections: list[Section]) -> SectionFields:
     )
 
 
-# An exception header inside a Chinese sentence: `第一个错误表现为AttributeError: module 'x' has no attribute 'y',这是…`
-_EMBEDDED = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\s?:\s"
-                       r"[^\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\n]{4,400})", re.A)
-
-
-_INDENTED = re.compile(r"^(?: {2,}|\t)(?![-*+] |\d{1,2}[.)] )\S")     # an indented line that is no list item
-
-
 def find_all_error_lines(text: str) -> list[str]:
     """`find_error_lines`, plus exception headers embedded in the middle of Chinese sentences and failures said in
     words inside a code block of tool output (`Could not load ... library`), in text order."""
@@ -564,17 +513,9 @@ def find_all_error_lines(text: str) -> list[str]:
     code = fence_mask(lines)
     extra: list[str] = []
     for line, c in zip(lines, code):
-        if c or _INDENTED.match(line):
-            # outside a fence, an indented line may be the writer's wrapped sentence rather than quoted output
-            cand = output_failure(line) if c or not looks_like_prose(line) else None
-            if cand and not any(cand in f or f in cand for f in found + extra):
-                extra.append(cand)
-            continue
-        if not _HAN.search(line):
-            continue
-        for m in _EMBEDDED.finditer(line):
-            cand = m.group(1).strip().rstrip(",.;:，")
-            if classify_line(cand) is not None and not any(cand in f or f in cand for f in found + extra):
+        cands = [out] if (out := quoted_output(line, c)) else [] if c else embedded_errors(line)
+        for cand in cands:
+            if not any(cand in f or f in cand for f in found + extra):
                 extra.append(cand)
     if not extra:
         return found

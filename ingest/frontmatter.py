@@ -19,6 +19,12 @@
     ## Symptom
     ... the postmortem prose ...
 
+The bundled entries are written in both languages: `title_en` / `title_zh`, `root_cause_en` / `root_cause_zh`,
+and each fix `{text_en, text_zh, verified_by}`, with `lang: [en, zh]`. Such an entry must give every one of these
+texts in each language it is written in (its `lang`, else the languages its fields use); an entry bundled with
+triage-kb (kb/data/entries) must be written in both. An entry of your own may use either form, or the `_en` / `_zh`
+fields of one language.
+
 `parse_entry` takes these fields as they are instead of extracting them; the body's headings give the sections.
 """
 from __future__ import annotations
@@ -30,7 +36,9 @@ from typing import Any
 import yaml
 
 from kb.errors import BadInput
-from kb.models import Document, Fix
+from kb.lang import LANGS, main_lang
+from kb.models import Document, Fix, LocalText
+from kb.starter import ENTRIES_DIR
 
 from ingest.extract import (
     detect_langs,
@@ -47,7 +55,8 @@ from ingest.read import RawDocument
 from ingest.sections import split_sections
 
 FIELDS = ("id", "title", "lang", "libraries", "signatures", "root_cause", "fixes", "affected", "fixed_in",
-          "references", "repro")
+          "references", "repro", "title_en", "title_zh", "root_cause_en", "root_cause_zh")
+LOCALIZED = ("title", "root_cause")      # fields written per language as <field>_en / <field>_zh
 VERIFIED = ("repro", "maintainer", "reporter", "none")
 _SPLIT = re.compile(r"\A\ufeff?\n*---[ \t]*\n(?P<yaml>.*?)(?:\n|^)(?:---|\.\.\.)[ \t]*(?:\n|\Z)(?P<body>.*)\Z",
                     re.S | re.M)
@@ -112,7 +121,9 @@ def _text_list(data: dict[str, Any], field: str, source: str) -> list[str]:
     return out
 
 
-def _fixes(data: dict[str, Any], source: str) -> list[Fix]:
+def _fixes(data: dict[str, Any], source: str, langs: list[str] | None = None) -> list[tuple[dict[str, str], str]]:
+    """Each fix as ({"": text} or {lang: text, ...}, verified_by). `langs`: the languages the entry is written in
+    (None: the one-language form, `text`); each fix must then give `text_<lang>` for every one of them."""
     value = data.get("fixes")
     if value is None:
         return []
@@ -120,25 +131,80 @@ def _fixes(data: dict[str, Any], source: str) -> list[Fix]:
         value = [value]
     if not isinstance(value, list):
         raise _bad(source, "fixes", f"must be a list of {{text, verified_by}}, got {type(value).__name__}")
+    keys = ["text"] if langs is None else [f"text_{lang}" for lang in langs]
+    allowed = {"text", "verified_by"} | {f"text_{lang}" for lang in LANGS}
     out = []
     for n, item in enumerate(value, 1):
-        if isinstance(item, str):
+        if isinstance(item, str) and langs is None:
             item = {"text": item}
         if not isinstance(item, dict):
-            raise _bad(source, "fixes", f"item {n} must be a mapping with 'text' and 'verified_by'")
-        unknown = set(item) - {"text", "verified_by"}
+            raise _bad(source, "fixes", f"item {n} must be a mapping with {', '.join(map(repr, keys))} and 'verified_by'")
+        unknown = set(item) - allowed
         if unknown:
             raise _bad(source, "fixes", f"item {n} has unknown keys: {', '.join(sorted(map(str, unknown)))}")
-        text = item.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise _bad(source, "fixes", f"item {n} needs a non-empty 'text'")
+        texts: dict[str, str] = {}
+        for key in keys:
+            text = item.get(key)
+            if not isinstance(text, str) or not text.strip():
+                why = "" if langs is None else f" (the entry is written in {' and '.join(langs)})"
+                raise _bad(source, "fixes", f"item {n} needs a non-empty '{key}'{why}")
+            texts[key[5:]] = text.strip()
+        extra = [k for k in item if k.startswith("text") and k not in keys]
+        if extra:
+            form = ("the one-language 'text'" if langs is None
+                    else f"'{', '.join(keys)}' (the entry is written in {' and '.join(langs)})")
+            raise _bad(source, "fixes", f"item {n} has '{extra[0]}' beside {form}; use one form")
         verified = item.get("verified_by", "none")
         if verified is None or verified is False:
             verified = "none"
         if verified not in VERIFIED:
             raise _bad(source, "fixes", f"item {n} has verified_by={verified!r}; use one of {', '.join(VERIFIED)}")
-        out.append(Fix(text=text.strip(), verified_by=verified))
+        out.append((texts, verified))
     return out
+
+
+def _written_langs(data: dict[str, Any], source: str, bundled: bool) -> list[str] | None:
+    """The languages an entry in the `_en` / `_zh` form is written in (None: the one-language form).
+
+    Its `lang` when given, else the languages its fields use; a bundled entry must be written in both. Every
+    localized field the entry gives must be given in each of these languages (checked here for title and root
+    cause, by `_fixes` for the fixes)."""
+    used = {lang for lang in LANGS for f in LOCALIZED if data.get(f"{f}_{lang}") is not None}
+    fixes = data.get("fixes")
+    for item in fixes if isinstance(fixes, list) else [fixes] if isinstance(fixes, dict) else []:
+        if isinstance(item, dict):
+            used |= {lang for lang in LANGS if f"text_{lang}" in item}
+    for f in LOCALIZED:
+        both = [f"{f}_{lang}" for lang in LANGS if data.get(f"{f}_{lang}") is not None]
+        if data.get(f) is not None and both:
+            raise _bad(source, f, f"is given beside '{both[0]}'; use one form: '{f}' or '{f}_en' / '{f}_zh'")
+    if not used:
+        if bundled:
+            raise _bad(source, "title_en",
+                       "is missing: a bundled entry is written in both languages (title_en, title_zh, "
+                       "root_cause_en, root_cause_zh, fixes with text_en and text_zh)")
+        return None
+    for f in LOCALIZED:
+        if data.get(f) is not None:
+            raise _bad(source, f, f"is in the one-language form in an entry written with _en / _zh fields; use "
+                                  f"'{f}_en' / '{f}_zh'")
+    declared = _langs(data, source)
+    langs = [lang for lang in LANGS if lang in declared] if declared else [lang for lang in LANGS if lang in used]
+    if bundled and langs != list(LANGS):
+        raise _bad(source, "lang", f"is {langs}: a bundled entry is written in both languages, lang: [en, zh]")
+    stray = sorted(used - set(langs))
+    if stray:
+        raise _bad(source, "lang", f"is [{', '.join(langs)}] but the entry has {stray[0]} fields; add {stray[0]} "
+                                   f"to lang or remove them")
+    for lang in langs:
+        if not _text(data, f"title_{lang}", source):
+            raise _bad(source, f"title_{lang}", f"is missing (the entry is written in {' and '.join(langs)})")
+    if any(data.get(f"root_cause_{lang}") is not None for lang in LANGS) or bundled:
+        for lang in langs:
+            if not _text(data, f"root_cause_{lang}", source):
+                raise _bad(source, f"root_cause_{lang}",
+                           f"is missing (the entry is written in {' and '.join(langs)})")
+    return langs
 
 
 def _langs(data: dict[str, Any], source: str) -> list[str]:
@@ -175,6 +241,7 @@ def parse_entry(raw: RawDocument, source: str) -> Document:
         BadInput: the front matter is malformed; the message names the file and the problem.
     """
     data, body = split_front_matter(raw.text, source)
+    bundled = _is_bundled(raw)
     for key in data:
         # extra fields (sources, tags, ...) are allowed; a near miss of a known one is a typo worth stopping for
         near = difflib.get_close_matches(str(key), FIELDS, n=1, cutoff=0.8)
@@ -184,7 +251,11 @@ def parse_entry(raw: RawDocument, source: str) -> Document:
     if not _ID.match(doc_id):
         raise _bad(source, "id", f"is {doc_id!r}; use letters, digits, '.', '_' or '-'")
     body = body.strip("\n") + "\n" if body.strip() else ""
-    title = _text(data, "title", source)
+    written = _written_langs(data, source, bundled)
+    # Which language's title, root cause and fixes the index reads: the entry's only one, or the language its body
+    # is written in (the bundled entries' bodies keep the language they were first written in).
+    primary = None if written is None else written[0] if len(written) == 1 else main_lang(body)
+    title = _text(data, "title" if primary is None else f"title_{primary}", source)
     if title:
         # the body may repeat the title as a `# ` heading; its other headings are sections
         first = body.lstrip("\n").split("\n", 1)
@@ -196,8 +267,16 @@ def parse_entry(raw: RawDocument, source: str) -> Document:
     sections = split_sections(rest) if rest.strip() else []
     derived = fields_from_sections(sections)
 
-    root_cause = _text(data, "root_cause", source) or derived.root_cause
-    fixes = _fixes(data, source) or make_fixes(derived.fix_texts)
+    root_cause = _text(data, "root_cause" if primary is None else f"root_cause_{primary}", source) or derived.root_cause
+    given = _fixes(data, source, written)
+    fixes = ([Fix(text=texts["" if primary is None else primary], verified_by=v) for texts, v in given]
+             or make_fixes(derived.fix_texts))
+    texts = {}
+    if written is not None and len(written) > 1:
+        texts = {lang: LocalText(title=_text(data, f"title_{lang}", source) or "",
+                                 root_cause=_text(data, f"root_cause_{lang}", source) or root_cause,
+                                 fixes=[t[lang] for t, _ in given] or [f.text for f in fixes])
+                 for lang in written}
     libraries = [x.lower() for x in _text_list(data, "libraries", source)] or find_libraries(body)
     references = list(dict.fromkeys(_text_list(data, "references", source) + find_references(body)))
     affected = _text(data, "affected", source)
@@ -209,7 +288,7 @@ def parse_entry(raw: RawDocument, source: str) -> Document:
         source=source,
         content_hash=raw.content_hash,
         title=title,
-        langs=_langs(data, source) or detect_langs(f"{title}\n{root_cause}\n{body}"),
+        langs=_langs(data, source) or written or detect_langs(f"{title}\n{root_cause}\n{body}"),
         libraries=list(dict.fromkeys(libraries)),
         symptoms=derived.symptoms,
         error_lines=_text_list(data, "signatures", source),
@@ -223,4 +302,13 @@ def parse_entry(raw: RawDocument, source: str) -> Document:
         affected=affected,
         fixed_in=fixed_in,
         repro=_text(data, "repro", source),
+        texts=texts,
     )
+
+
+def _is_bundled(raw: RawDocument) -> bool:
+    """Whether the entry is one of those bundled with triage-kb (kb/data/entries), which must be bilingual."""
+    try:
+        return raw.path.resolve().parent == ENTRIES_DIR.resolve()
+    except (OSError, AttributeError):
+        return False

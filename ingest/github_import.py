@@ -1,7 +1,8 @@
 """`triage import github OWNER/REPO...`: learn from an issue tracker.
 
-Lists a repository's issues (pull requests skipped) oldest update first, reads each thread's comments and, for
-closed issues, its timeline (which pull request or commit closed it), turns each thread into a Document
+Lists a repository's issues (pull requests skipped; with --state closed, open ones never imported too) oldest update
+first, reads each thread's comments and, for closed or reopened issues, its timeline (which pull request or commit
+closed it, when it was reopened), turns each thread into a Document
 (ingest.github_thread) and writes it into the knowledge base through the ingest build (ingest.build, `prepared`):
 a new generation, published atomically, unchanged threads keep their chunks and vectors.
 
@@ -46,7 +47,7 @@ from kb.github_http import error_message, next_link
 from kb.index import store
 
 from ingest.build import Prepared, Progress, ingest
-from ingest.github_thread import source_of, thread_document
+from ingest.github_thread import THREAD_FORMAT, source_of, thread_document
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +254,12 @@ class ImportState:
         if store.current_generation(kb_dir) is None:
             # No KB to build on (new, or its generations were removed): a cursor would skip what it lacks.
             data["repos"] = {}
+        if data.get("thread_format") != THREAD_FORMAT:
+            # The threads were made into documents by a version that put less in them (before format 2: no author
+            # nor created_at): list everything again. The threads themselves come from the cache (an unchanged one
+            # costs no request beyond the listing), and their chunks keep their vectors where the text is the same.
+            data["repos"] = {}
+            data["thread_format"] = THREAD_FORMAT
         self.data = data
 
     def repo(self, repo: str, state: str) -> dict:
@@ -288,8 +295,10 @@ class ImportState:
 # the run
 # ---------------------------------------------------------------------------------------------------------------
 
-def _list_url(repo: str, state: str, since: str | None) -> str:
-    query = {"state": state, "sort": "updated", "direction": "asc", "per_page": PER_PAGE}
+def _list_url(repo: str, since: str | None) -> str:
+    # Always every state: with --state closed, an issue imported when closed and reopened since is open now, and
+    # only a listing of open issues too says so (it is imported again, as unresolved).
+    query = {"state": "all", "sort": "updated", "direction": "asc", "per_page": PER_PAGE}
     if since:
         query["since"] = since
     return f"/repos/{repo}/issues?{urlencode(query)}"
@@ -345,7 +354,9 @@ class _Importer:
             comments, comment_pages = self._pages(f"/repos/{repo}/issues/{number}/comments?per_page={PER_PAGE}",
                                                   cached.get("comment_pages") or {}, expected=issue.get("comments"))
         events, event_pages = [], {}
-        if issue.get("state") == "closed":
+        # The timeline says which pull request or commit closed an issue, and whether (and when) it was reopened.
+        if (issue.get("state") == "closed" or issue.get("state_reason") == "reopened"
+                or cached.get("issue", {}).get("state") == "closed"):
             events, event_pages = self._pages(f"/repos/{repo}/issues/{number}/timeline?per_page={PER_PAGE}",
                                               cached.get("event_pages") or {})
         thread = {"issue": issue, "comments": comments, "events": events, "comment_pages": comment_pages,
@@ -375,7 +386,7 @@ class _Importer:
         old_pages: dict = rs.get("pages") or {}
         seen: dict[int, str] = {}        # number -> updated_at handled in this run
         while True:
-            url: str | None = _list_url(repo, state_filter, start)
+            url: str | None = _list_url(repo, start)
             walked: dict = {}
             last = start
             fresh_work = stopped = False
@@ -400,6 +411,14 @@ class _Importer:
                         seen[number] = updated
                         if first_time:
                             self.report.skipped["pull request"] += 1
+                        last = max(last or updated, updated)
+                        continue
+                    if (state_filter == "closed" and issue.get("state") != "closed"
+                            and self.state.thread(repo, number) is None):
+                        # Open and never imported: --state closed leaves it out (until it is closed).
+                        seen[number] = updated
+                        if first_time:
+                            self.report.skipped["open"] += 1
                         last = max(last or updated, updated)
                         continue
                     if limit is not None and self.handled >= limit:

@@ -11,7 +11,8 @@ give the error lines, tracebacks, versions and libraries. What fixed it comes fr
 
 A thread closed without any of these (stale, not planned) or closed as a duplicate has no resolution: it is imported
 as unresolved, and an answer may show it as related but never as the fix. "Duplicate of #M" is kept as
-`duplicate_of` so that answers point to #M.
+`duplicate_of` so that answers point to #M. A thread reopened after its close is unresolved too (what closed it did
+not hold); closed again, its resolution is taken from what was said after the reopen.
 """
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ from ingest.read import RawDocument, normalise_text
 from ingest.sections import fence_mask
 
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
-THREAD_FORMAT = 1                 # bump when the fields below that feed content_hash change meaning
+THREAD_FORMAT = 2                 # bump when the fields below that feed content_hash change meaning (or the document
+                                  # gains fields made from them: 2 = author and created_at); the importer then
+                                  # rebuilds every thread it holds from its cache
 _OUR_MARKER = "<!-- triage-kb"    # the auto-commenter's answers: never a thread's resolution
 
 _CONFIRM = re.compile(
@@ -144,11 +147,27 @@ def closing_reference(repo: str, events: list[dict]) -> tuple[dict | None, str |
     return best, commit
 
 
+def reopened(issue: dict, events: list[dict]) -> bool:
+    """Whether the thread is open again after a close: open with state_reason "reopened" or a `reopened` event
+    in its timeline, or (a timeline ahead of the issue's state) a last close followed by a reopen."""
+    turns = [e.get("event") for e in events if e.get("event") in ("closed", "reopened")]
+    if issue.get("state") != "closed":
+        return issue.get("state_reason") == "reopened" or "reopened" in turns
+    return bool(turns) and turns[-1] == "reopened"
+
+
+def last_reopen(events: list[dict]) -> float | None:
+    """When the thread was last reopened (epoch seconds), or None when it never was."""
+    stamps = [_stamp(e.get("created_at")) for e in events if e.get("event") == "reopened"]
+    stamps = [t for t in stamps if t is not None]
+    return max(stamps) if stamps else None
+
+
 def content_hash(repo: str, issue: dict, comments: list[dict], events: list[dict]) -> str:
     """What the document is made of, hashed: the same thread gives the same hash (updated_at is left out, so a
     thread touched without a change of substance stays unchanged)."""
     keep_issue = {k: issue.get(k) for k in ("number", "title", "body", "state", "state_reason", "closed_at",
-                                            "html_url", "author_association")}
+                                            "created_at", "html_url", "author_association")}
     keep_issue["user"] = _login(issue)
     keep_issue["labels"] = sorted(_labels(issue))
     keep_comments = [{"id": c.get("id"), "body": c.get("body"), "user": _login(c),
@@ -178,9 +197,17 @@ def doc_id_of(repo: str, number: int) -> str:
 
 def find_resolution(repo: str, issue: dict, comments: list[dict], events: list[dict]
                     ) -> tuple[Resolution | None, str, list[Fix], str | None]:
-    """(resolution or None, root cause, fixes, duplicate_of) of a thread."""
+    """(resolution or None, root cause, fixes, duplicate_of) of a thread.
+
+    A thread reopened after it was closed has none: whatever closed it did not hold. Closed again, only what was
+    said after the last reopen counts (the comments before it are the resolution that did not hold)."""
     reporter = _login(issue)
+    if reopened(issue, events):
+        return None, "", [], None
     people = [c for c in comments if not _is_bot(c) and str(c.get("body") or "").strip()]
+    since = last_reopen(events)
+    if since is not None:
+        people = [c for c in people if (_stamp(c.get("created_at")) or 0.0) > since]
     pr, commit = closing_reference(repo, events) if issue.get("state") == "closed" else (None, None)
     pr_number = int(pr["number"]) if pr and str(pr.get("number", "")).isdigit() else None
     # A duplicate: closed as one, or closed after someone the repository trusts said "Duplicate of #M".
@@ -239,7 +266,8 @@ def thread_document(repo: str, issue: dict, comments: list[dict], events: list[d
                  if _login(c) == reporter and not _is_bot(c) and str(c.get("body") or "").strip()]
     resolution, root_cause, fixes, duplicate = find_resolution(repo, issue, comments, events)
     state = str(issue.get("state") or "")
-    about = ", ".join(x for x in (state, issue.get("state_reason") and str(issue["state_reason"]).replace("_", " "),
+    state_reason = "reopened" if reopened(issue, events) else issue.get("state_reason")
+    about = ", ".join(x for x in (state, state_reason and str(state_reason).replace("_", " "),
                                   f"reported by @{reporter}" if reporter else "") if x)
     parts = [f"# {title}", "", f"Source: {repo}#{number}" + (f" ({about})" if about else ""), "", opening, ""]
     for text in followups:
@@ -273,9 +301,11 @@ def thread_document(repo: str, issue: dict, comments: list[dict], events: list[d
         "fixes": fixes,
         "url": issue.get("html_url"),
         "state": state or None,
-        "state_reason": issue.get("state_reason"),
+        "state_reason": state_reason,
         "labels": _labels(issue),
         "closed_at": issue.get("closed_at"),
+        "author": reporter or None,
+        "created_at": issue.get("created_at"),
         "resolution": resolution,
         "duplicate_of": duplicate,
     })

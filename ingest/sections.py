@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kb.lang import fence_mask
 from kb.models import Section, SectionKind
 from kb.traceback.lines import classify_line
 
@@ -47,6 +48,7 @@ _EN: dict[SectionKind, str] = {
     "root_cause": "root cause|root causes|root-cause|root cause analysis|cause|causes|the cause|analysis|"
                   "diagnosis|investigation|explanation|why|why it happened|what went wrong|technical details|"
                   "details|underlying cause|mechanism|what is going on|what's going on|what was going on|"
+                  "what was happening|"
                   "how it happens|why it happens",
     "fix": "fix|fixes|the fix|solution|solutions|resolution|resolved|remedy|how to fix|fixed in|patch|"
            "correction|proposed fix|suggested fix|possible fix|permanent fix|long-term fix|final fix|"
@@ -111,6 +113,7 @@ def _part_kind(part: str) -> SectionKind | None:
         # "形状为什么是 0", "报错的原因是什么": a question heading names the cause it goes on to explain
         return "root_cause" if _WHY_ZH.search(part) else None
     low = re.sub(r"\s+", " ", part.lower())
+    low = re.sub(r"\b(?:actually|really|exactly) ", "", low)      # "What was actually going on"
     for cand in (low, _EN_MODIFIER.sub("", low)):
         if cand in HEADING_WORDS_EN:
             return HEADING_WORDS_EN[cand]
@@ -156,7 +159,6 @@ def heading_kinds(text: str) -> list[SectionKind]:
 # Line shapes
 # ---------------------------------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _BOLD = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n]{1,60}?)(?:\*\*|__)\s*[:：]?\s*$")
@@ -169,25 +171,6 @@ _LETTER = re.compile(r"[A-Za-z\u4e00-\u9fff]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # Label words that introduce an error message rather than a section (`报错：RuntimeError...`).
 _ERROR_LABELS = {"error", "errors", "报错", "错误", "错误信息", "报错信息", "the error", "日志", "log", "logs"}
-
-
-def fence_mask(lines: list[str]) -> list[bool]:
-    """For each line, whether it belongs to a fenced code block (the fence lines included)."""
-    mask = []
-    fence: str | None = None
-    for line in lines:
-        m = _FENCE.match(line)
-        if fence is None:
-            if m:
-                fence = m.group(1)[0] * 3
-                mask.append(True)
-                continue
-            mask.append(False)
-        else:
-            mask.append(True)
-            if m and m.group(1).startswith(fence) and not line.strip()[len(m.group(1)):].strip():
-                fence = None
-    return mask
 
 
 def _is_error_line(line: str) -> bool:

@@ -37,6 +37,9 @@ class Settings(BaseSettings):
                     "(float32), or auto: onnx-int8 when it agrees with float32 on the check texts, else torch")
     max_file_bytes: int = Field(5_000_000, description="Files larger than this are skipped by ingest")
     max_report_bytes: int = Field(2_000_000, description="Reports are cut to this size before parsing")
+    lang: Literal["auto", "en", "zh"] = Field(
+        "auto", description="Language of the answers: auto (the report's: Chinese when the reporter writes mostly "
+                            "Chinese), en or zh")
 
     # Service (`triage serve`)
     workers: int | None = Field(
@@ -53,6 +56,9 @@ class Settings(BaseSettings):
     delivery_lease_s: float = Field(
         30.0, gt=0, description="How long a claimed delivery stays with its replica without a heartbeat; a "
                                 "replica that died loses its deliveries to the others after this")
+    kb_reload_s: float = Field(
+        30.0, ge=0, description="How often the service looks for a new generation of its KB folder (a later "
+                                "`triage ingest` or `triage import`) and switches to it once loaded; 0: never")
     # GitHub issue auto-commenter
     github_webhook_secret: SecretStr | None = Field(None, description="Secret of the webhook (X-Hub-Signature-256)")
     github_token: SecretStr | None = Field(None, description="Token the bot comments and labels with")

@@ -3,34 +3,66 @@
 Imported issue threads (source github:OWNER/REPO#N) are answers only when resolved: a match on a thread without a
 resolution (closed as stale, not planned, or as a duplicate) is shown as related, "an unresolved report of the same
 failure: #N", and a duplicate points to the thread it duplicates, which answers in its place when it is resolved.
+
+A caller answering a report it knows the author and time of (the GitHub auto-commenter) passes `not_by`: a thread
+opened by the same person within the hour of the report is that person's own report of the failure again (filed
+twice, or imported before the bot answered), not a known fix. It is never the answer; it may be listed as related,
+saying why.
 """
 from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from kb.evidence import evidence_lines, plain_reason
 from kb.feedback import FeedbackStore
+from kb.lang import answer_lang
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
 from kb.models import Diagnosis, Document, Fix, FixOut, IssueOut, MatchOut, QueryOut
 from kb.repro.results import ResultStore
+from kb.versions import version_lines
 
 RELATED_MAX = 3
+SAME_AUTHOR_WINDOW_S = 3600.0
 
 
-class _Excluding:
-    """The matcher's feedback, plus entries left out of this one answer (an issue is never proposed against itself):
-    they are ruled out like an entry marked wrong, then dropped from the answer."""
+def _epoch(value: str | float | datetime | None) -> float | None:
+    """Seconds since the epoch of an ISO 8601 time (GitHub's 2024-05-01T12:00:00Z), a datetime, or a number."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+    try:
+        got = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (got if got.tzinfo else got.replace(tzinfo=timezone.utc)).timestamp()
 
-    def __init__(self, inner: FeedbackStore | None, doc_ids: set[str]):
-        self.inner = inner
-        self.doc_ids = doc_ids
 
-    def rejected(self, signature: str) -> dict[str, str]:
-        out = dict(self.inner.rejected(signature)) if self.inner is not None else {}
-        out.update({d: "left out: the report is this very issue" for d in self.doc_ids})
-        return out
+@dataclass(frozen=True)
+class NotBy:
+    """Who wrote the report and when: an imported thread opened by the same login (case-insensitive) within
+    `window_s` of `at` (either side) is never proposed as the known fix for it."""
+
+    author: str
+    at: str | float | datetime
+    window_s: float = SAME_AUTHOR_WINDOW_S
+
+    def why(self, doc: Document) -> str | None:
+        """Why `doc` may not answer this report, or None. A thread that does not say who opened it and when (a KB
+        imported before schema 2) cannot be told apart, and is not ruled out."""
+        if not self.author or not doc.is_issue or not doc.author or doc.author.lower() != self.author.lower():
+            return None
+        at, opened = _epoch(self.at), _epoch(doc.created_at)
+        if at is None or opened is None or abs(at - opened) > self.window_s:
+            return None
+        return (f"opened by @{doc.author}, who wrote this report, within an hour of it: their own report of it, "
+                f"not a known fix")
 
 
 class Diagnoser:
@@ -42,29 +74,39 @@ class Diagnoser:
         self.matcher = Matcher(kb, feedback)
         self.last_ranking: list[tuple[str, float]] = []
         self._by_source: dict[str, str] | None = None
+        self._lang = "en"          # the language of the answer being made
 
     def doc_id_of_source(self, source: str) -> str | None:
         if self._by_source is None:
             self._by_source = {src: doc_id for src, (doc_id, _, _) in self.kb.store.doc_index().items()}
         return self._by_source.get(source)
 
-    def diagnose(self, text: str, name: str = "<stdin>", top: int = 3, exclude: Collection[str] = ()) -> Diagnosis:
-        """`exclude`: sources (github:OWNER/REPO#N) never to propose, such as the issue the report is."""
+    def diagnose(self, text: str, name: str = "<stdin>", top: int = 3, exclude: Collection[str] = (),
+                 not_by: NotBy | None = None, lang: str | None = None) -> Diagnosis:
+        """`exclude`: sources (github:OWNER/REPO#N) never to propose nor show, such as the issue the report is.
+        `not_by`: the report's author and time; threads that author opened within the hour are never the answer
+        (shown as related, with the reason). `lang`: the language to answer in, "en" or "zh", or "auto" (None) for
+        the report's own (kb.lang.report_lang); an entry written in it is shown in it, one written in one language
+        as written."""
+        self._lang = answer_lang(lang, text)
         if not text.strip():
             self.last_ranking = []
             return Diagnosis(input=name, verdict="no_match", confidence=1.0, matches=[], reason="the report is empty",
-                             query=QueryOut(exception_type=None, message="", signature=""))
+                             query=QueryOut(exception_type=None, message="", signature=""), lang=self._lang)
         left_out = {d for d in (self.doc_id_of_source(s) for s in exclude) if d}
+        same_author: dict[str, str] = {}          # doc id -> why it is not the answer (not_by)
+
+        def rule_out(doc_id: str) -> str | None:
+            if doc_id in left_out:
+                return "left out: the report is this very issue"
+            why = not_by.why(self.kb.documents()[doc_id]) if not_by is not None else None
+            if why:
+                same_author[doc_id] = why
+            return why
+
+        decision = self.matcher.match(text, rule_out=rule_out if (left_out or not_by is not None) else None)
         if left_out:
-            inner = self.matcher.feedback
-            self.matcher.feedback = _Excluding(inner, left_out)
-            try:
-                decision = self.matcher.match(text)
-            finally:
-                self.matcher.feedback = inner
             decision.ranked[:] = [c for c in decision.ranked if c.doc_id not in left_out]
-        else:
-            decision = self.matcher.match(text)
         self.last_ranking = [(c.doc_id, c.score) for c in decision.ranked]
         query = _query_out(decision)
         verdict, confidence, reason = decision.verdict, decision.confidence, decision.reason
@@ -78,6 +120,8 @@ class Diagnoser:
                     matches.append(self._entry_out(c, decision))
                     continue
                 target = self._duplicate_target(doc)
+                if target is not None and not_by is not None and not_by.why(self.kb.documents()[target]):
+                    target = None
                 if target is not None and target not in {m.entry_id for m in matches} | left_out:
                     # A duplicate's failure is that of the thread it duplicates: that one answers, when resolved.
                     out = self._entry_out(c, decision, doc_id=target)
@@ -86,6 +130,15 @@ class Diagnoser:
                     matches.append(out)
                 else:
                     related.append(self._entry_out(c, decision, reason=_unresolved_reason(doc)))
+            if matches:
+                # The same author's own report of it ranked above the answer: listed, saying why it is not one.
+                above = []
+                for c in decision.ranked:
+                    if c is accepted[0]:
+                        break
+                    if c.doc_id in same_author:
+                        above.append(self._entry_out(c, decision))
+                related += above[:max(0, RELATED_MAX - len(related))]
             if not matches:
                 verdict, confidence = "no_match", round(1 - decision.confidence, 3)
                 reason = related[0].reason or reason
@@ -101,7 +154,7 @@ class Diagnoser:
         first = (matches or related or [None])[0]
         reason = plain_reason(reason, first.title, first.entry_id) if first else plain_reason(reason)
         return Diagnosis(input=name, verdict=verdict, confidence=confidence, matches=matches, related=related,
-                         query=query, reason=reason)
+                         query=query, reason=reason, lang=self._lang)
 
     def _duplicate_target(self, doc: Document) -> str | None:
         """The doc id of the resolved thread `doc` was closed as a duplicate of, when the KB holds it."""
@@ -116,15 +169,17 @@ class Diagnoser:
                    reason: str | None = None) -> MatchOut:
         doc_id = doc_id or c.doc_id
         doc = self.kb.documents()[doc_id]
+        title, root_cause, fixes = doc.localized(self._lang)
         return MatchOut(
-            entry_id=doc_id, title=doc.title, source=doc.source, score=round(c.score, 4),
-            root_cause=doc.root_cause,
-            fixes=[self._fix_out(doc_id, f) for f in doc.fixes],
+            entry_id=doc_id, title=title, source=doc.source, score=round(c.score, 4),
+            root_cause=root_cause,
+            fixes=[self._fix_out(doc_id, f) for f in fixes],
             # Evidence and reason in plain words (kb.evidence); the one number shown is the answer's confidence.
             evidence=evidence_lines(c.sig_pair, c.sig_why, c.conflicts, c.notes), signals=c.signals(),
             # (shown beside the entry's title, so it says "this entry"; the diagnosis' own reason names the title)
             reason=reason or plain_reason(c.reason) or None,
             issue=issue_out(doc),
+            versions=version_lines(doc.fixed_in, doc.affected, decision.report.env, self._lang),
         )
 
     def _fix_out(self, entry_id: str, f: Fix) -> FixOut:
@@ -152,6 +207,10 @@ def _unresolved_reason(doc: Document) -> str:
         why += f" (closed as a duplicate of {doc.duplicate_of})"
     elif doc.state_reason == "not_planned":
         why += " (closed as not planned)"
+    elif doc.state_reason == "reopened":
+        why += " (reopened: what closed it did not hold)"
+    elif doc.state == "open":
+        why += " (still open)"
     return why
 
 

@@ -20,6 +20,7 @@ through the glossary (kb.index.glossary).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,7 @@ from kb.models import Document
 from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
-from kb.traceback.parse import parse_report
+from kb.traceback.parse import documents_error, parse_report
 from kb.traceback.signature import (Signature, divergence, hard_conflicts, signature_of_event,
                                     signature_of_line, similarity, values_agree, with_oom_phase)
 
@@ -155,7 +156,7 @@ def profile(doc: Document) -> EntryProfile:
     for block in doc.tracebacks:
         rep = parse_report(block)
         for ev in rep.events:
-            if ev.origin in ("prose",):
+            if not documents_error(ev, bool(doc.error_lines)):
                 continue
             add(ev.lines[-1] if ev.lines else ev.message, signature_of_event(ev))
             frames.update(reduce_frames(ev.frames, libraries_only=True))
@@ -275,7 +276,9 @@ class Matcher:
         return self._last_embedding[1]
 
     # -- main -------------------------------------------------------------------------------------------------
-    def match(self, text: str) -> Decision:
+    def match(self, text: str, rule_out: Callable[[str], str | None] | None = None) -> Decision:
+        """`rule_out(doc_id)`: why that entry may not be the answer to this report (None: it may); a ruled-out
+        entry is treated like one marked wrong (kb.diagnose: the issue itself, the same author's own report)."""
         report = parse_report(text)
         qevents = _query_events(report)
         prose = substance(report.prose)           # the reporter's words, less their courtesy
@@ -292,7 +295,7 @@ class Matcher:
         rest = _Rest(self, prose, sorted({k.split(":")[-1] for k in qframes}), others)
         considered = _considered(ranked)
         rest.corroborate(considered)
-        self._apply_feedback(ranked, qevents)
+        self._apply_feedback(ranked, qevents, rule_out)
         printed = _printed(qevents)
         primary_known = max((c.sig_raw for c in ranked if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
         for c in ranked:
@@ -339,15 +342,21 @@ class Matcher:
                    + DENSE_WEIGHT * dense_norm(c.dense))
         return c
 
-    def _apply_feedback(self, ranked: list[Candidate], qevents: list[QueryEvent]) -> None:
-        """An entry people marked wrong for this very error is not proposed for it again."""
+    def _apply_feedback(self, ranked: list[Candidate], qevents: list[QueryEvent],
+                        rule_out: Callable[[str], str | None] | None = None) -> None:
+        """An entry people marked wrong for this very error is not proposed for it again; nor one the caller rules
+        out for this report."""
         primary = next((qe.sig for qe in qevents if qe.event.role == "primary"), None)
-        if self.feedback is None or primary is None:
-            return
-        for doc_id, who in self.feedback.rejected(primary.key).items():
+        if self.feedback is not None and primary is not None:
+            for doc_id, who in self.feedback.rejected(primary.key).items():
+                for c in ranked:
+                    if c.doc_id == doc_id:
+                        c.vetoed = f"marked wrong for this error by {who}"
+        if rule_out is not None:
             for c in ranked:
-                if c.doc_id == doc_id:
-                    c.vetoed = f"marked wrong for this error by {who}"
+                why = rule_out(c.doc_id)
+                if why:
+                    c.vetoed = why
 
     def _features(self, c: Candidate, ranked: list[Candidate], leaders: "_Leaders", qevents: list[QueryEvent],
                   printed: bool, primary_known: bool, rest: "_Rest") -> list[float]:

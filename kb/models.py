@@ -8,7 +8,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+# The stored KB's document schema (a generation's manifest says which wrote it). 2: imported issue threads carry
+# their opening post's `author` and `created_at`; 3: documents may carry `texts` (an entry's title, root cause and
+# fixes per language). A KB of an older schema this version still reads is listed in READABLE_SCHEMAS (its documents
+# load with those fields unset, shown as written); any other is refused with how to rebuild it.
+SCHEMA_VERSION = 3
+READABLE_SCHEMAS = frozenset({1, 2, 3})
 
 SectionKind = Literal[
     "title", "background", "symptoms", "environment", "root_cause", "fix", "workaround", "notes", "body"
@@ -23,6 +28,17 @@ class Fix(BaseModel):
     @property
     def verified(self) -> bool:
         return self.verified_by != "none"
+
+
+class LocalText(BaseModel):
+    """An entry's words in one language: its title, root cause and the text of each fix (in the order of
+    Document.fixes; who verified a fix does not depend on the language)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = ""
+    root_cause: str = ""
+    fixes: list[str] = Field(default_factory=list)
 
 
 class Section(BaseModel):
@@ -72,14 +88,33 @@ class Document(BaseModel):
     affected: str | None = None
     fixed_in: str | None = None
     repro: str | None = None
+    # An entry written in several languages (title_en/title_zh, ...): its words in each, keyed "en" / "zh". The
+    # fields above (title, root_cause, fixes) hold one of them, the one the index reads; empty for a document
+    # written in one language, which is shown as written.
+    texts: dict[str, LocalText] = Field(default_factory=dict)
     # Fields only documents imported from an issue tracker carry (`triage import github`; source github:OWNER/REPO#N).
     url: str | None = None
     state: str | None = None           # open, closed
     state_reason: str | None = None    # completed, not_planned, duplicate, reopened
     labels: list[str] = Field(default_factory=list)
     closed_at: str | None = None
+    author: str | None = None          # login of whoever opened the issue (None in a KB built before schema 2)
+    created_at: str | None = None      # when the issue was opened (ISO 8601, as GitHub gives it)
     resolution: Resolution | None = None    # None: imported as unresolved (it may be related, never the answer)
     duplicate_of: str | None = None    # OWNER/REPO#M when the thread was closed as a duplicate of another
+
+    @property
+    def bilingual(self) -> bool:
+        return len(self.texts) > 1
+
+    def localized(self, lang: str) -> tuple[str, str, list[Fix]]:
+        """(title, root cause, fixes) in `lang` when the entry is written in it, else as stored."""
+        local = self.texts.get(lang)
+        if local is None:
+            return self.title, self.root_cause, list(self.fixes)
+        fixes = [Fix(text=t or f.text, verified_by=f.verified_by) for f, t in zip(self.fixes, local.fixes)]
+        fixes += self.fixes[len(fixes):]
+        return local.title or self.title, local.root_cause or self.root_cause, fixes
 
     @property
     def is_issue(self) -> bool:
@@ -119,6 +154,7 @@ class MatchOut(BaseModel):
     signals: dict[str, float] = Field(default_factory=dict)
     reason: str | None = None                 # for related entries: why it was not accepted
     issue: "IssueOut | None" = None           # when the entry is an imported issue thread: what to cite
+    versions: list[str] = Field(default_factory=list)   # the entry's affected/fixed_in against the report's versions
 
 
 class IssueOut(BaseModel):
@@ -158,6 +194,7 @@ class Diagnosis(BaseModel):
     related: list[MatchOut] = Field(default_factory=list)
     query: QueryOut
     reason: str = ""                          # one line: why this verdict
+    lang: Literal["en", "zh"] = "en"          # the language answered in (entries written in it are shown in it)
 
 
 class KBIdentity(BaseModel):

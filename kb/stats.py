@@ -46,6 +46,8 @@ def kb_stats(kb: KnowledgeBase) -> dict:
         "documents": len(docs),
         "chunks": kb.store.chunk_count(),
         "languages": dict(sorted(langs.items())),
+        # entries written in both languages (title, root cause and fixes in each): answered in the reader's
+        "bilingual": sum(d.bilingual for d in docs.values()),
         "model": kb.manifest.get("model"),
         "dim": kb.manifest.get("dim"),
         "tokenizer": kb.manifest.get("tokenizer"),

@@ -129,3 +129,15 @@ def test_quick_bench_run_writes_results_for_every_section(tmp_path, cache_dir):
     svc = results["service"]
     assert "skipped" in svc or svc["errors"] == 0
     assert results["cold"]["median_s"] > 0
+
+
+def test_import_scale_imports_every_issue_and_a_second_run_costs_one_request(tmp_path):
+    """bench/import_scale.py at a tiny size (model-free): the fake API in its own process, every thread resolved
+    (a maintainer's answer), two requests per issue plus the listing, and a second run of one 304."""
+    from bench.import_scale import run
+
+    got = run(12, tmp_path, model_free=True)
+    assert (got["issues"], got["documents"], got["resolved"], got["unresolved"]) == (12, 12, 12, 0)
+    assert got["chunks"] == got["embedded"] > 12 and got["peak_rss_mib"] > 0
+    assert got["requests"] == got["requests_served"] - 1 == 1 + 2 * 12 + 1, "listing, comments and timeline each"
+    assert got["second_run"] == {**got["second_run"], "requests": 1, "not_modified": 1, "embedded": 0, "fetched": 0}

@@ -15,6 +15,7 @@ import pytest
 from kb.config import Settings
 from kb.errors import IndexCorrupt, IndexIncompatible, IndexNotFound
 from kb.index.hybrid import KnowledgeBase
+from kb.models import SCHEMA_VERSION
 from kb.index import store
 from ingest.build import ingest
 
@@ -133,6 +134,21 @@ def test_kb_from_another_schema_says_how_to_rebuild(corpus, tmp_path, settings):
     (gen / store.MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(IndexIncompatible, match="triage ingest"):
         store.open_store(kb_dir)
+
+
+def test_kb_built_before_bilingual_entries_still_loads(corpus, tmp_path, settings):
+    """Schema 1 (before documents carried `texts`): its documents read as they are, shown as written."""
+    kb_dir = tmp_path / "kb"
+    ingest([corpus], kb_dir, settings)
+    gen = store.current_generation(kb_dir)
+    manifest = json.loads((gen / store.MANIFEST).read_text())
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    manifest["schema_version"] = 1
+    (gen / store.MANIFEST).write_text(json.dumps(manifest))
+    opened = store.open_store(kb_dir)
+    docs = opened.documents()
+    assert docs and all(not d.bilingual for d in docs.values())
+    opened.close()
 
 
 def test_english_query_finds_the_chinese_zero3_seed(shared_dir, tmp_path, settings):

@@ -132,3 +132,21 @@ def test_eval_extract_counts_rank_copies_of_a_line_once(tmp_path):
                                                        "root_cause": None, "fix": None}) + "\n", encoding="utf-8")
     got = json.loads(CliRunner().invoke(main, ["eval-extract", str(tmp_path), "--json"]).output)
     assert got["error_lines"] == {"labelled": 1, "extracted": 1, "recall": 1.0, "precision": 1.0}
+
+
+def test_launcher_summaries_and_build_tool_chatter_are_not_error_lines():
+    for line in ["============================================================",
+                 "Root Cause (first observed failure):", "pretrain_gpt.py FAILED",
+                 "ninja: build stopped: subcommand failed.", "ninja: no work to do."]:
+        assert classify_line(line) is None, line
+    assert output_failure("/usr/bin/ld: cannot find -lcurand: No such file or directory") is not None
+
+
+def test_a_cut_tracebacks_source_line_is_no_error_line_of_a_document_that_prints_its_error():
+    from kb.traceback.parse import documents_error, parse_report
+
+    block = ('Traceback (most recent call last):\n  File "/usr/bin/torchrun", line 8, in <module>\n'
+             '    sys.exit(main())\n')
+    [ev] = [e for e in parse_report(block).events if e.origin != "prose"]
+    assert not documents_error(ev, printed_elsewhere=True)
+    assert documents_error(ev, printed_elsewhere=False)     # all the document has: keep it

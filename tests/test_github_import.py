@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from kb.config import Settings
 from kb.index import store
 from kb.index.hybrid import KnowledgeBase
+from kb.models import SCHEMA_VERSION
 from tests.conftest import BACKGROUND
 from tests.fakes.github_issues import FakeIssuesAPI
 
@@ -385,3 +386,189 @@ def test_every_failure_is_one_line_and_exit_2(case, tmp_path):
                 "bad token": "refused the token (401", "api down": "cannot reach the GitHub API",
                 "bad since": "--since 'last tuesday'"}[case]
     assert expected in lines[0]
+
+
+# A report of thread #1's failure from another machine (other paths, line numbers, sizes and model).
+QWEN = """Traceback (most recent call last):
+  File "/mnt/jobs/qwen_sft/run.py", line 212, in main
+    model.load_state_dict(sd, strict=False)
+  File "/opt/conda/envs/py311/lib/python3.11/site-packages/torch/nn/modules/module.py", line 2153, in load_state_dict
+RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:
+	size mismatch for lm_head.weight: copying a param with shape torch.Size([152064, 3584]) from checkpoint, the shape in current model is torch.Size([0]).
+"""
+
+
+def _later(stamp: str, seconds: float) -> str:
+    from datetime import datetime, timedelta
+
+    t = datetime.fromisoformat(stamp.replace("Z", "+00:00")) + timedelta(seconds=seconds)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_the_same_authors_own_thread_of_the_same_hour_is_never_the_answer(imported):
+    from kb.diagnose import Diagnoser, NotBy
+
+    fake, kb_dir, settings, report, waits = imported
+    opened = fake.issues[REPO][1]["created_at"]
+    kb = KnowledgeBase.open(kb_dir, settings)
+    try:
+        one = kb.documents()["gh__acme__trainer__1"]
+        assert (one.author, one.created_at) == ("alice", opened), "the opening post's author and time are kept"
+        diagnoser = Diagnoser(kb)
+        # alice files the same failure again 20 minutes after her own #1: #1 is not a known fix for her.
+        diag = diagnoser.diagnose(QWEN, not_by=NotBy("Alice", _later(opened, 20 * 60)))
+        assert all(m.entry_id != "gh__acme__trainer__1" for m in diag.matches)
+        shown = {r.entry_id: r.reason for r in diag.related}
+        assert shown.get("gh__acme__trainer__1", "").startswith("opened by @alice, who wrote this report, within an "
+                                                                "hour of it"), diag.related
+        assert all(m.issue is None or m.issue.number != 1 for m in diag.matches), \
+            "nor through #6, the duplicate that points to #1"
+        # Three hours later, or someone else within the hour: #1 is the answer.
+        for not_by in (NotBy("alice", _later(opened, 3 * 3600)), NotBy("bob", _later(opened, 60))):
+            diag = diagnoser.diagnose(QWEN, not_by=not_by)
+            assert diag.verdict == "match" and diag.matches[0].entry_id == "gh__acme__trainer__1", not_by
+    finally:
+        kb.close()
+
+
+def test_the_github_worker_does_not_answer_an_issue_with_its_authors_thread_of_the_same_hour(imported, tmp_path):
+    import shutil
+
+    from bot.service.app import create_app
+    from tests.fakes.github_api import FakeGitHub
+    from tests.service_support import LiveServer, issue_payload, post_webhook, wait_until
+
+    issues, kb_dir, settings, report, waits = imported
+    opened = issues.issues[REPO][1]["created_at"]
+    kb_copy = tmp_path / "kb"
+    shutil.copytree(kb_dir, kb_copy, ignore=shutil.ignore_patterns("state.sqlite*", ".lock", "github"))
+    secret, token = "webhook-secret", "bot-token"
+    with FakeGitHub(token=token) as gh:
+        app_settings = Settings(cache_dir=settings.cache_dir, kb=kb_copy, github_webhook_secret=secret,
+                                github_token=token, github_api_url=gh.url, github_retry_backoff_s=0.01,
+                                github_retry_max_wait_s=0.05, github_comment_no_match=True)
+        server = LiveServer(create_app(app_settings))
+        with server:
+            def deliver(number: int, author: str, created_at: str) -> str:
+                payload = issue_payload(number, "ZeRO-3 checkpoint load fails again", QWEN, sender=author)
+                payload["issue"]["created_at"] = created_at
+                resp = post_webhook(server.url, "issues", payload, secret)
+                assert resp.status_code == 202, resp.text
+                assert wait_until(lambda: gh.bot_comments(REPO, number), 60), f"no comment on #{number}"
+                return gh.bot_comments(REPO, number)[0]["body"]
+
+            # alice, 20 minutes after opening #1, opens #7 with the same failure: not "this looks like #1".
+            same_hour = deliver(7, "alice", _later(opened, 20 * 60))
+            assert "This looks like" not in same_hour and "entry=gh__acme__trainer__1" not in same_hour
+            # Listed as related, saying why (the login is written so that it does not notify alice).
+            assert "- `gh__acme__trainer__1` size mismatch" in same_hour, same_hour
+            assert "who wrote this report, within an hour of it: their own report of it, not a known fix" in same_hour
+            assert "@alice" not in same_hour
+            # The same report by alice a day later: #1 is the known fix.
+            next_day = deliver(8, "alice", _later(opened, 24 * 3600))
+            assert next_day.startswith("<!-- triage-kb entry=gh__acme__trainer__1 ")
+            assert "This looks like [acme/trainer#1](https://github.com/acme/trainer/issues/1) (closed)" in next_day
+
+
+def test_a_reopened_thread_is_unresolved_until_closed_again_with_a_new_resolution(tmp_path):
+    from ingest.github_import import import_github
+    from kb.diagnose import Diagnoser
+
+    with FakeIssuesAPI() as fake:
+        populate(fake)
+        fake.add_issue(REPO, 7, "Open question about LoRA ranks", "What rank should I use?", "kim", state="open")
+        settings = settings_for(fake, ROOT / ".cache" / "test")
+        kb_dir = tmp_path / "kb"
+        first = import_github([REPO], kb_dir, settings)
+        assert first.skipped == {"pull request": 1, "open": 1}, "--state closed leaves the open #7 out"
+        assert docs_by_number(kb_dir, settings)[1].resolution.kind == "maintainer"
+
+        # alice reopens #1: the maintainer's fix did not hold.
+        fake.add_comment(REPO, 1, "Still fails when I load before `deepspeed.initialize`, reopening.", "alice")
+        fake.reopen(REPO, 1, "alice")
+        second = import_github([REPO], kb_dir, settings)
+        assert (second.fetched, second.updated, second.unresolved, second.resolved) == (1, 1, 1, 0)
+        one = docs_by_number(kb_dir, settings)[1]
+        assert (one.state, one.state_reason, one.resolution, one.fixes) == ("open", "reopened", None, [])
+        kb = KnowledgeBase.open(kb_dir, settings)
+        try:
+            diag = Diagnoser(kb).diagnose(QWEN)
+            assert all(m.entry_id != "gh__acme__trainer__1" and (m.issue is None or m.issue.number != 1)
+                       for m in diag.matches), "a reopened thread is never the answer (nor through its duplicate)"
+            reasons = {r.entry_id: r.reason for r in diag.related}
+            assert "reopened" in reasons.get("gh__acme__trainer__1", ""), diag.related
+        finally:
+            kb.close()
+
+        # A maintainer finds the real cause and closes it again: the new resolution, not the one that did not hold.
+        new = fake.add_comment(REPO, 1, "The real cause is a bug in transformers 4.36 that drops the gathered "
+                                        "weights; upgrade transformers to 4.37.0 to fix it.", "maint", "MEMBER")
+        fake.close(REPO, 1)
+        third = import_github([REPO], kb_dir, settings)
+        assert (third.fetched, third.updated, third.resolved) == (1, 1, 1)
+        one = docs_by_number(kb_dir, settings)[1]
+        assert (one.state, one.state_reason) == ("closed", "completed")
+        assert (one.resolution.kind, one.resolution.comment_id) == ("maintainer", new["id"])
+        assert "4.37.0" in one.resolution.text and "partitioning" not in one.resolution.text
+
+        # Reopened and closed again with nothing said since: the old resolution does not come back.
+        fake.reopen(REPO, 1, "alice")
+        fake.close(REPO, 1)
+        import_github([REPO], kb_dir, settings)
+        assert docs_by_number(kb_dir, settings)[1].resolution is None
+
+
+def test_a_kb_imported_before_authors_were_kept_loads_and_the_next_import_fills_them_in(tmp_path):
+    import sqlite3
+
+    from ingest.github_import import import_github
+
+    with FakeIssuesAPI() as fake:
+        populate(fake)
+        settings = settings_for(fake, ROOT / ".cache" / "test")
+        kb_dir = tmp_path / "kb"
+        import_github([REPO], kb_dir, settings)
+        # Make it what the previous version wrote: schema 1, documents without author and created_at (and hashed as
+        # thread format 1), and an import state that does not say which thread format made them.
+        gen = store.current_generation(kb_dir)
+        conn = sqlite3.connect(gen / store.DB)
+        for doc_id, data in conn.execute("SELECT doc_id, data FROM documents").fetchall():
+            doc = json.loads(data)
+            doc.pop("author", None)
+            doc.pop("created_at", None)
+            doc["content_hash"] = "format-1-" + doc["content_hash"]     # what thread format 1 hashed differs
+            conn.execute("UPDATE documents SET data = ?, content_hash = ? WHERE doc_id = ?",
+                         (json.dumps(doc), doc["content_hash"], doc_id))
+        conn.commit()
+        conn.close()
+        manifest = json.loads((gen / store.MANIFEST).read_text())
+        manifest.update(schema_version=1, checksums=store.generation_checksums(gen))
+        store.write_manifest(gen, manifest)
+        state_file = kb_dir / "github" / "state.json"
+        state = json.loads(state_file.read_text())
+        state.pop("thread_format")
+        state_file.write_text(json.dumps(state))
+
+        old = docs_by_number(kb_dir, settings)
+        assert sorted(old) == [1, 2, 3, 4, 5, 6] and old[1].author is None, "a schema 1 KB still loads"
+
+        fake.clear_requests()
+        again = import_github([REPO], kb_dir, settings)
+        assert not fake.requests_to(r"/issues/\d+/"), "the threads come from the cache"
+        assert (again.updated, again.embedded) == (6, 0), "rebuilt documents, the same chunks and vectors"
+        docs = docs_by_number(kb_dir, settings)
+        assert (docs[1].author, docs[1].created_at) == ("alice", fake.issues[REPO][1]["created_at"])
+        manifest = json.loads((store.current_generation(kb_dir) / store.MANIFEST).read_text())
+        assert manifest["schema_version"] == SCHEMA_VERSION
+
+
+def test_reopened_is_read_from_the_state_or_the_timeline():
+    from ingest.github_thread import reopened
+
+    closed, again = {"event": "closed", "created_at": "2024-01-01T00:00:00Z"}, {"event": "reopened",
+                                                                                "created_at": "2024-01-02T00:00:00Z"}
+    assert reopened({"state": "open", "state_reason": "reopened"}, [])
+    assert reopened({"state": "open", "state_reason": None}, [closed, again]), "a reopened event after the close"
+    assert not reopened({"state": "open", "state_reason": None}, []), "never closed: open, not reopened"
+    assert reopened({"state": "closed", "state_reason": "completed"}, [closed, again]), "a timeline ahead of state"
+    assert not reopened({"state": "closed", "state_reason": "completed"}, [closed, again, closed])

@@ -35,8 +35,10 @@ UNRELATED = (REPORTS / "unrelated.txt").read_text()
 
 
 def gh_settings(cache_dir, kb_dir, api_url, **extra) -> Settings:
+    # English answers (lang="en"), whose labels these tests read, although ZERO3's reporter writes Chinese; the
+    # answer in the report's own language is test_a_chinese_issue_is_answered_in_chinese.
     values = dict(cache_dir=cache_dir, kb=kb_dir, github_webhook_secret=SECRET, github_token=TOKEN,
-                  github_api_url=api_url, github_retry_backoff_s=0.01, github_retry_max_wait_s=0.05)
+                  github_api_url=api_url, github_retry_backoff_s=0.01, github_retry_max_wait_s=0.05, lang="en")
     return Settings(**{**values, **extra})
 
 
@@ -104,6 +106,20 @@ def test_opened_issue_with_a_known_traceback_gets_one_comment_and_the_label(serv
     assert again.status_code == 200 and again.json()["status"] == "duplicate"
     time.sleep(0.3)
     assert len(fake.calls) == before and len(fake.bot_comments(REPO, 1)) == 1
+
+
+def test_a_chinese_issue_is_answered_in_chinese(cache_dir, tmp_path, fake):
+    with live_app(cache_dir, tmp_path, lambda kb: gh_settings(cache_dir, kb, fake.url, lang="auto")) as srv:
+        resp, did = send(srv, "issues", issue_payload(31, "ZeRO-3 下加载 value head 失败", ZERO3))
+        assert resp.status_code == 202 and processed(srv, did)[0] == "done"
+    [comment] = fake.bot_comments(REPO, 31)
+    body = comment["body"]
+    assert body.startswith("<!-- triage-kb entry=zero3_load sig=")
+    for part in ("triage-kb：这看起来是一个已知问题", "**根因**", "**修复方法**", "已由报告者验证", "GatheredParameters",
+                 "/triage wrong"):
+        assert part in body, part
+    assert "Root cause" not in body
+    never_closes_or_locks(fake)
 
 
 def test_an_edit_updates_the_same_comment_and_a_non_match_takes_the_answer_back(service, fake):

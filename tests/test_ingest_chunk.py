@@ -90,3 +90,20 @@ def test_chunks_of_test_data_are_clean_and_bounded():
         assert all(c.text.strip() for c in chunks)
         for c in chunks:
             assert "猜你喜欢" not in c.text and "首页" not in c.text and "Privacy" not in c.text
+
+
+def test_a_bilingual_entry_is_indexed_in_its_other_language_too(tmp_path):
+    text = ("---\nid: fork-cuda\ntitle_en: CUDA used in a forked child\ntitle_zh: 在 fork 出的子进程里使用 CUDA\n"
+            "lang: [en, zh]\nsignatures:\n  - \"RuntimeError: Cannot re-initialize CUDA in forked subprocess.\"\n"
+            "root_cause_en: The parent initialised CUDA before fork().\n"
+            "root_cause_zh: 父进程在 fork() 之前已经初始化了 CUDA。\n"
+            "fixes:\n  - text_en: Use the spawn start method.\n    text_zh: 改用 spawn 启动方式。\n"
+            "    verified_by: maintainer\nreferences: [\"pytorch/pytorch#40403\"]\n---\n"
+            "## Symptoms\nThe DataLoader workers die at once.\n")
+    path = tmp_path / "fork-cuda.md"
+    path.write_text(text, encoding="utf-8")
+    doc = extract_document(read_path(path, 10**6), "fork-cuda.md")
+    chunks = chunk_document(doc)
+    zh = [c for c in chunks if c.lang == "zh"]
+    assert len(zh) == 1 and zh[0].text == "在 fork 出的子进程里使用 CUDA\n父进程在 fork() 之前已经初始化了 CUDA。"
+    assert all("父进程" not in c.text for c in chunks if c is not zh[0])     # the rest is as before, in English

@@ -90,6 +90,24 @@ def test_diagnose_takes_a_file_upload_or_plain_text(client):
     assert "binary" in assert_error(binary, 400, "bad_input")["error"]
 
 
+def test_diagnose_answers_in_the_reports_language_or_the_one_asked_for(client):
+    # ZERO3's reporter writes Chinese: the answer says so in `lang` (every other key as before)
+    auto = client.post("/v1/diagnose", json={"text": ZERO3}).json()
+    assert auto["lang"] == "zh" and auto["matches"][0]["entry_id"] == "zero3_load"
+    asked = client.post("/v1/diagnose", json={"text": ZERO3, "lang": "en"}).json()
+    assert asked["lang"] == "en" and asked["confidence"] == auto["confidence"]
+    assert set(asked) == set(auto)
+    # a one-language postmortem is shown as written, whatever the language
+    assert asked["matches"][0]["title"] == auto["matches"][0]["title"]
+    english = client.post("/v1/diagnose", json={"text": "The run dies at start in our container:\n"
+                                                        + ZERO3.split("\n", 2)[2]}).json()
+    assert english["lang"] == "en"
+    up = client.post("/v1/diagnose", files={"file": ("r.txt", ZERO3.encode(), "text/plain")}, data={"lang": "en"})
+    assert up.json()["lang"] == "en"
+    bad = client.post("/v1/diagnose", json={"text": ZERO3, "lang": "fr"})
+    assert bad.status_code == 422 and "lang" in bad.json()["error"]
+
+
 def test_search_and_entries(client):
     hits = client.get("/v1/search", params={"q": "NCCL shared memory in a container", "top": 2}).json()
     assert len(hits) == 2 and hits[0]["doc_id"] == "nccl_shm"

@@ -46,8 +46,10 @@ LFS = "torch.load fails on the downloaded checkpoint:\n_pickle.UnpicklingError: 
 
 
 def slack_settings(cache_dir, kb_dir, api_url, **extra) -> Settings:
+    # English answers (lang="en"), whose labels these tests read, although ZERO3's reporter writes Chinese; the
+    # answer in the report's own language is test_a_chinese_report_is_answered_in_chinese.
     values = dict(cache_dir=cache_dir, kb=kb_dir, slack_signing_secret=SECRET, slack_bot_token=BOT_TOKEN,
-                  slack_api_url=api_url)
+                  slack_api_url=api_url, lang="en")
     return Settings(**{**values, **extra})
 
 
@@ -137,6 +139,18 @@ def test_slash_command_acks_at_once_then_answers_through_the_response_url(servic
     assert "resuming under ZeRO-3" in text and "GatheredParameters" in text and "Confidence" in text
     assert answer.args["text"].startswith("Known issue: ")
     assert not fake.calls_to("chat.postMessage")
+
+
+def test_a_chinese_report_is_answered_in_chinese(cache_dir, tmp_path, fake):
+    with live_app(cache_dir, tmp_path, lambda kb: slack_settings(cache_dir, kb, fake.api_url, lang="auto")) as srv:
+        resp = slash(srv, fake, ZERO3, key="zh")
+        assert resp.status_code == 200
+        [answer] = fake.wait_for("response_url")
+    assert entry_of(answer.args["blocks"]) == "zero3_load"
+    text = json.dumps(answer.args["blocks"], ensure_ascii=False)
+    for label in ("*根因*", "*修复方法*", "置信度", "已解决", "不是这个"):
+        assert label in text, label
+    assert "Root cause" not in text and answer.args["text"].startswith("已知问题：")
 
 
 def test_slash_command_without_text_gets_usage_in_the_ack(service, fake):

@@ -235,3 +235,29 @@ def test_the_store_survives_a_database_restart(postgres, tmp_path):
     assert store.get("d1") == ("pending", 0, "")
     assert store.claim("a", lease_s=30).id == "d1"
     store.close()
+
+
+def test_a_slack_request_handled_by_one_replica_is_refused_by_another(backend):
+    from bot.slack.surface import SeenRequests
+
+    one, two = SeenRequests(db=backend()), SeenRequests(db=backend())     # two replicas, one store
+    assert one.first_time("command:1234.abc")
+    assert not two.first_time("command:1234.abc")       # replayed to the other replica
+    assert not one.first_time("command:1234.abc")
+    assert two.first_time("event:Ev42")
+    # once a key is older than a replay can be (Slack refuses requests older than 5 minutes), it is forgotten
+    short = SeenRequests(keep_s=0.2, db=backend())
+    assert short.first_time("action:1700.5:UEVE")
+    time.sleep(0.3)
+    assert SeenRequests(keep_s=0.2, db=backend()).first_time("action:1700.5:UEVE")
+
+
+def test_a_slack_replay_check_whose_store_went_away_falls_back_to_memory(tmp_path, caplog):
+    from bot.slack.surface import SeenRequests
+
+    db = open_state(tmp_path / "kb")
+    seen = SeenRequests(db=db)
+    db.close()                                   # the store is gone (a closed connection, a database down)
+    assert seen.first_time("command:1.a")        # answered, not a 500
+    assert not seen.first_time("command:1.a")    # and this replica still refuses the replay
+    assert "fell back to this replica's memory" in caplog.text

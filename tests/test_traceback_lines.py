@@ -3,6 +3,7 @@ import time
 
 import pytest
 
+import kb.traceback.lines as L
 from kb.traceback.lines import classify_line, clean_line, find_error_lines
 
 CLASSIFY_CASES = [
@@ -156,3 +157,27 @@ def test_a_dynamic_loader_line_without_a_prefix_is_an_error_line():
     text = ("$ ldd -r _C.abi3.so | grep undefined\n"
             "\tundefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationE\t(/tmp/vllm/_C.abi3.so)\n")
     assert find_error_lines(text) == ["undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationE\t(/tmp/vllm/_C.abi3.so)"]
+
+
+@pytest.mark.parametrize("line, said", [
+    ("Failed to open the NVML library: driver not loaded", True),
+    ("wandb: ERROR run initialisation failed (timed out)", True),
+    ("    timeout: Optional[timedelta] = None,", False),         # a parameter with its type and default
+    ("03/02 10:11:12 - mylib - WARNING - Can not find vocab.json, building it may take a while", False),
+    ("[INFO] could not find a cached engine, building a new one", False),
+])
+def test_output_failure_is_a_message_not_code_or_a_lower_level_record(line, said):
+    assert (L.output_failure(line) is not None) is said
+
+
+def test_a_chinese_sentence_embeds_a_header_up_to_where_the_chinese_resumes():
+    got = L.embedded_errors("训练到一半出现RuntimeError: CUDA error: an illegal memory access was encountered的报错，怎么办")
+    assert got == ["RuntimeError: CUDA error: an illegal memory access was encountered"]
+    assert L.embedded_errors("RuntimeError: no Chinese here at all") == []
+
+
+def test_bold_spans_are_marked_and_an_unclosed_bold_is_not():
+    spans = L.marked_spans("got **KeyError: 'x'** and `ValueError: y` then **unclosed")
+    assert ("**", "got ", "KeyError: 'x'") in spans
+    assert ("`", "got **KeyError: 'x'** and ", "ValueError: y") in spans
+    assert len(spans) == 2

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 from kb.evidence import ENTRY_LINE, YOUR_LINE, verified_first
+from kb.messages import msg
 from kb.models import Diagnosis, Document, FixOut, IssueOut
 
 MARKER_PREFIX = "<!-- triage-kb"
@@ -19,8 +20,7 @@ _ATTR = re.compile(r"(\w+)=(\S*)")
 _COMMAND = re.compile(r"^\s*/triage\s+(?P<verdict>wrong|fixed)\b", re.IGNORECASE | re.MULTILINE)
 
 EVIDENCE_MAX = 6
-FEEDBACK_HELP = ("Not right? Reply `/triage wrong` and this entry will not be proposed again for this error. "
-                 "Did the fix work? Reply `/triage fixed`. This bot never closes or locks issues.")
+FEEDBACK_HELP = msg("gh_feedback_help")
 
 
 @dataclass
@@ -56,25 +56,31 @@ def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | N
     entry's fix, when one did."""
     best = diag.matches[0]
     doc = docs.get(best.entry_id)
+    lang = diag.lang            # labels from the message table (kb/data/messages.json), in the answer's language
     lines = [marker(best.entry_id, diag.query.signature),
-             "### triage-kb: this looks like a known issue",
+             f"### {msg('gh_known', lang)}",
              "",
              f"**{_inline(best.title)}**",
-             f"Confidence {diag.confidence:.0%} · entry `{best.entry_id}` · source `{_inline(best.source)}`",
+             f"{msg('gh_confidence', lang, pct=f'{diag.confidence:.0%}')} · "
+             f"{msg('gh_entry_source', lang, entry=best.entry_id, source=_inline(best.source))}",
              "",
              *_issue_lines(best.issue),
-             "**Root cause**",
+             f"**{msg('root_cause', lang)}**",
              "",
-             _inline(best.root_cause) or "_not recorded in the postmortem_",
+             _inline(best.root_cause) or msg("gh_not_recorded", lang),
              ""]
     # The same parts in the same order as the terminal and Slack: root cause, fixes (verified first), evidence.
     if best.fixes:
-        lines.extend(["**Fixes**", ""])
-        lines.extend(f"- {_fix_label(f, doc, repro_env)}{_inline(f.text)}" for f in verified_first(best.fixes))
+        lines.extend([f"**{msg('fixes', lang)}**", ""])
+        lines.extend(f"- {_fix_label(f, doc, repro_env, lang)}{_inline(f.text)}" for f in verified_first(best.fixes))
+        lines.append("")
+    if best.versions:
+        lines.extend([f"**{msg('versions', lang)}**", ""])
+        lines.extend(f"- {_inline(v)}" for v in best.versions)
         lines.append("")
     evidence = best.evidence[:EVIDENCE_MAX]
     if evidence:
-        lines.extend(["<details><summary>Evidence: why this entry</summary>", ""])
+        lines.extend([f"<details><summary>{msg('gh_why', lang)}</summary>", ""])
         lines.extend(f"- {_evidence_line(e)}" for e in evidence)
         lines.extend(["", "</details>", ""])
     env = _environment(doc)
@@ -82,25 +88,27 @@ def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | N
         lines.extend([env, ""])
     others = diag.matches[1:]
     if others:
-        lines.append("Also possible: " + "; ".join(f"`{m.entry_id}` {_inline(m.title)}" for m in others))
+        lines.append(f"{msg('also_possible_cap', lang)}: "
+                     + "; ".join(f"`{m.entry_id}` {_inline(m.title)}" for m in others))
         lines.append("")
-    lines.extend(["---", f"<sub>{FEEDBACK_HELP}</sub>"])
+    lines.extend(["---", f"<sub>{msg('gh_feedback_help', lang)}</sub>"])
     return "\n".join(lines)
 
 
 def render_no_match(diag: Diagnosis, previous: Marker | None = None, why: str = "it no longer applies") -> str:
     """The short comment for a report no postmortem fits (or no longer fits, after an edit or `/triage wrong`)."""
-    lines = [marker("", diag.query.signature), "### triage-kb: no known postmortem fits this report", ""]
+    lang = diag.lang
+    lines = [marker("", diag.query.signature), f"### {msg('gh_no_fit', lang)}", ""]
     if previous and previous.entry_id:
-        lines.extend([f"An earlier answer here proposed `{previous.entry_id}`; {_inline(why)}.", ""])
+        lines.extend([msg("gh_earlier", lang, entry=previous.entry_id, why=_inline(why)), ""])
     if diag.reason:
         lines.extend([_inline(diag.reason), ""])
     if diag.related:
-        lines.append("Nearest entries (not accepted):")
+        lines.append(msg("gh_nearest", lang))
         lines.extend(f"- `{m.entry_id}` {_inline(m.title)}" + (f" ({_inline(m.reason)})" if m.reason else "")
                      for m in diag.related)
         lines.append("")
-    lines.extend(["---", "<sub>This bot never closes or locks issues.</sub>"])
+    lines.extend(["---", f"<sub>{msg('gh_never_closes', lang)}</sub>"])
     return "\n".join(lines)
 
 
@@ -124,16 +132,17 @@ def _issue_lines(issue: IssueOut | None) -> list[str]:
     return [line + ".", ""]
 
 
-def _fix_label(fix: FixOut, doc: Document | None, repro_env: dict | None) -> str:
+def _fix_label(fix: FixOut, doc: Document | None, repro_env: dict | None, lang: str = "en") -> str:
     recipe = f" `{doc.repro}`" if doc is not None and doc.repro else ""
     if fix.verified_by == "repro":
         if not fix.verified:
-            return f"repro recipe{recipe} (not yet confirmed by a run): "
+            return msg("gh_repro_pending", lang, recipe=recipe)
         env = ", ".join(f"{k} {_inline(str(repro_env[k]))}" for k in ("python", "torch", "cuda", "device")
                         if repro_env and repro_env.get(k))
-        return f"✅ **verified by repro**{recipe}" + (f" on {env}" if env else "") + ": "
+        return msg("gh_verified_repro", lang) + recipe + (f" on {env}" if env else "") + ("：" if lang == "zh" else ": ")
     if fix.verified:
-        return f"✅ verified by the {fix.verified_by}: "
+        who = msg(f"who_{fix.verified_by}", lang) if lang != "en" else fix.verified_by
+        return msg("gh_verified_by", lang, who=who)
     return ""
 
 

@@ -38,6 +38,8 @@ class IssueEvent:
     url: str = ""              # the issue's (or comment's) html_url
     verdict: str | None = None # "wrong" / "fixed" for feedback
     role: str = ""             # why `user` may give feedback: their author_association, or "issue author"
+    author: str = ""           # who opened the issue (issue.user.login)
+    created_at: str = ""       # when it was opened (issue.created_at), "" when the payload does not say
 
     def report_text(self, with_comment: bool = True) -> str:
         parts = [self.title, self.body]
@@ -80,7 +82,9 @@ def read_event(event: str, payload: object, roles: frozenset[str] | set[str] = D
     if issue.get("pull_request"):
         return "pull requests are not triaged"
     base = dict(event=event, repo=repo, number=number, title=_string(issue, "title", "issue"),
-                body=_string(issue, "body", "issue"))
+                body=_string(issue, "body", "issue"),
+                author=_string(_object(issue, "user", "issue.user", required=False), "login", "issue.user"),
+                created_at=_string(issue, "created_at", "issue"))
     if event == "issues":
         return IssueEvent(kind="report", url=_string(issue, "html_url", "issue"), user=login, **base)
     comment = _object(payload, "comment", "comment")
@@ -96,7 +100,7 @@ def read_event(event: str, payload: object, roles: frozenset[str] | set[str] = D
     if not verdict:
         return IssueEvent(kind="report", **base, **extra)
     association = _string(comment, "author_association", "comment").upper()
-    issue_author = _string(_object(issue, "user", "issue.user", required=False), "login", "issue.user")
+    issue_author = base["author"]
     if association in roles:
         role = association
     elif issue_author and author.lower() == issue_author.lower():

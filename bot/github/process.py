@@ -7,6 +7,7 @@ a failing API is simply processed again.
 from __future__ import annotations
 
 import logging
+import time
 from bot.github.api import GitHubAPIError, GitHubClient, IssueComment
 from bot.github.comment import has_marker, parse_marker, render_match, render_no_match
 from bot.github.deliveries import MAX_ATTEMPTS, Delivery, DeliveryStore
@@ -86,7 +87,8 @@ class Processor:
 
     def report(self, ev: IssueEvent) -> str:
         diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo),
-                                   exclude=(f"github:{ev.repo}#{ev.number}",))   # never the issue itself
+                                   exclude=(f"github:{ev.repo}#{ev.number}",),   # never the issue itself
+                                   not_by=not_by(ev))
         existing = self.find_ours(ev)
         where = f"{ev.repo}#{ev.number}"
         if diag.verdict == "match":
@@ -125,7 +127,8 @@ class Processor:
     def _rediagnose(self, ev: IssueEvent, ours: IssueComment, mark) -> str:
         """After `/triage wrong`, answer again from the issue itself: the matcher now skips the rejected entry."""
         diag = self.state.diagnose(ev.report_text(with_comment=False), name=f"{ev.repo}#{ev.number}",
-                                   scope=github_scope(ev.repo), exclude=(f"github:{ev.repo}#{ev.number}",))
+                                   scope=github_scope(ev.repo), exclude=(f"github:{ev.repo}#{ev.number}",),
+                                   not_by=not_by(ev))
         if diag.verdict == "match" and diag.matches[0].entry_id != mark.entry_id:
             self.upsert(ev, ours, self._render_match(diag))
             return f"now answered with {diag.matches[0].entry_id}"
@@ -175,6 +178,16 @@ class Processor:
             self.client.react(ev.repo, ev.comment_id, content)
         except GitHubAPIError as exc:  # an acknowledgement only; the feedback itself is recorded
             log.warning("could not react to %s: %s", ev.url or ev.comment_id, exc)
+
+
+def not_by(ev: IssueEvent):
+    """The issue's author and when it was opened (now, when the payload does not say): a thread the same person
+    opened within the hour is their own report again, never proposed as the known fix (kb.diagnose.NotBy)."""
+    from kb.diagnose import NotBy
+
+    if not ev.author:
+        return None
+    return NotBy(author=ev.author, at=ev.created_at or time.time())
 
 
 def settings_login(settings: Settings) -> str | None:

@@ -42,6 +42,7 @@ def create_app(settings: Settings, kb: KnowledgeBase | None = None, workers: int
         try:
             yield
         finally:
+            state.stop()
             for surface in reversed(surfaces):
                 surface.stop(app)
             state.close()
@@ -64,7 +65,7 @@ def create_app(settings: Settings, kb: KnowledgeBase | None = None, workers: int
 
     from bot.slack.surface import SlackSurface
 
-    slack = SlackSurface(state)
+    slack = SlackSurface(state, kb_dir=kb.path if kb is not None else None)
     surfaces.append(slack)
     app.include_router(slack.router)
 

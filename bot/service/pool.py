@@ -42,20 +42,45 @@ def _init(settings: Settings, kb_path: str) -> None:
     kb = KnowledgeBase.open(Path(kb_path), settings)
     feedback = FeedbackStore(state_for(settings, kb.path), scoped=settings.feedback_veto_scope != "global")
     repro = ResultStore(state_for(settings, kb.path))
-    _worker.update(kb=kb, feedback=feedback, diagnoser=Diagnoser(kb, feedback=feedback, repro=repro))
+    _worker.update(kb=kb, feedback=feedback, repro=repro, settings=settings,
+                   diagnoser=Diagnoser(kb, feedback=feedback, repro=repro))
     kb.embed_query("warm up")
+
+
+def _follow(generation: str | None) -> None:
+    """Open the KB folder's live generation when the service has switched to another one than this worker holds
+    (kb.index.store replaces CURRENT atomically; the service process decides when to switch, see
+    bot.service.state). The query encoder is kept when the model is the same."""
+    from kb.diagnose import Diagnoser
+    from kb.index.hybrid import KnowledgeBase
+
+    kb = _worker["kb"]
+    if not generation or kb.store.gen.name == generation:
+        return
+    new = KnowledgeBase.open(kb.path, _worker["settings"])
+    if new.store.gen.name == kb.store.gen.name:
+        new.close()
+        return
+    if new.manifest.get("model") == kb.manifest.get("model"):
+        new._embedder = kb._embedder
+    _worker.update(kb=new, diagnoser=Diagnoser(new, feedback=_worker["feedback"], repro=_worker["repro"]))
+    log.info("diagnosis worker %d: switched from %s to %s", os.getpid(), kb.store.gen.name, new.store.gen.name)
+    kb.close()
 
 
 def _ping() -> int:
     return os.getpid()
 
 
-def _diagnose(text: str, name: str, top: int, scope: str | None, exclude: tuple[str, ...]):
+def _diagnose(text: str, name: str, top: int, scope: str | None, exclude: tuple[str, ...], not_by, lang: str,
+              generation: str | None):
+    _follow(generation)
     with _worker["feedback"].answering_in(scope):
-        return _worker["diagnoser"].diagnose(text, name=name, top=top, exclude=exclude)
+        return _worker["diagnoser"].diagnose(text, name=name, top=top, exclude=exclude, not_by=not_by, lang=lang)
 
 
-def _search(text: str, top: int):
+def _search(text: str, top: int, generation: str | None):
+    _follow(generation)
     return _worker["kb"].search(text, top=top)
 
 
@@ -85,11 +110,14 @@ class DiagnosisPool:
                     self._executor = self._start()
             return self._executor.submit(fn, *args).result()
 
-    def diagnose(self, text: str, name: str, top: int, scope: str | None, exclude: tuple[str, ...]):
-        return self.call(_diagnose, text, name, top, scope, tuple(exclude))
+    def diagnose(self, text: str, name: str, top: int, scope: str | None, exclude: tuple[str, ...], not_by,
+                 lang: str, generation: str | None):
+        """`not_by` (kb.diagnose.NotBy) and `lang` as in Diagnoser.diagnose; `generation`: the KB generation the
+        service answers from (a worker still on an older one opens it first)."""
+        return self.call(_diagnose, text, name, top, scope, tuple(exclude), not_by, lang, generation)
 
-    def search(self, text: str, top: int):
-        return self.call(_search, text, top)
+    def search(self, text: str, top: int, generation: str | None = None):
+        return self.call(_search, text, top, generation)
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,7 +1,7 @@
 """The JSON API: /v1/diagnose, /v1/search, /v1/entries, and /healthz."""
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -23,6 +23,8 @@ class DiagnoseRequest(BaseModel):
     text: str = Field(description="The report: a traceback, a log excerpt, an issue body")
     top: int = Field(3, ge=1, le=20, description="At most this many matches")
     name: str = Field("<request>", max_length=200, description="A name for the input, echoed as `input`")
+    lang: Literal["auto", "en", "zh"] | None = Field(
+        None, description="Language of the answer: en, zh, or auto (the report's); default: TRIAGE_LANG")
 
 
 class SearchHit(BaseModel):
@@ -60,7 +62,8 @@ _DIAGNOSE_BODY = {
             "multipart/form-data": {
                 "schema": {"type": "object", "required": ["file"],
                            "properties": {"file": {"type": "string", "format": "binary"},
-                                          "top": {"type": "integer", "default": 3}}}
+                                          "top": {"type": "integer", "default": 3},
+                                          "lang": {"type": "string", "enum": ["auto", "en", "zh"]}}}
             },
             "text/plain": {"schema": {"type": "string"}},
         },
@@ -77,7 +80,7 @@ async def _read_diagnose_request(request: Request, max_report_bytes: int) -> Dia
             raise ServiceError(422, "invalid_request", "file: send the report as a form field named 'file'")
         name = upload.filename or "<upload>"
         fields = {"text": _decoded(await upload.read(), max_report_bytes, name), "name": name,
-                  "top": form.get("top", 3)}
+                  "top": form.get("top", 3), "lang": form.get("lang")}
     elif ctype == "text/plain":
         fields = {"text": _decoded(await request.body(), max_report_bytes, "body")}
     elif ctype in ("application/json", ""):
@@ -111,7 +114,7 @@ async def diagnose(request: Request, state: State) -> Response:
     text = body.text
     if len(text.encode("utf-8", errors="replace")) > state.settings.max_report_bytes:
         text, _ = decode_report(text.encode("utf-8", errors="replace"), state.settings.max_report_bytes)
-    diag = await run_in_threadpool(state.diagnose, text, body.name, body.top)
+    diag = await run_in_threadpool(state.diagnose, text, body.name, body.top, lang=body.lang)
     from kb.diagnose import answer_json          # loaded with the KB, not with the app
 
     # Written by the same function as `diagnose --json`, so the two stay the same bytes (with the KB they name).

@@ -10,6 +10,7 @@ import json
 import re
 
 from kb.evidence import verified_first
+from kb.messages import msg
 from kb.models import Diagnosis, MatchOut
 
 SECTION_MAX = 3000
@@ -86,8 +87,9 @@ def notice(text: str) -> list[dict]:
 def fallback_text(diag: Diagnosis) -> str:
     if diag.verdict == "match":
         best = diag.matches[0]
-        return cut(f"Known issue: {best.title} (confidence {diag.confidence:.2f})", FALLBACK_MAX)
-    return cut(f"No known postmortem fits this report: {diag.reason}", FALLBACK_MAX)
+        return cut(f"{msg('known_issue', diag.lang, title=best.title)} ({msg('confidence', diag.lang)} "
+                   f"{diag.confidence:.2f})", FALLBACK_MAX)
+    return cut(msg("no_fit_reason", diag.lang, reason=diag.reason), FALLBACK_MAX)
 
 
 def diagnosis_blocks(diag: Diagnosis) -> list[dict]:
@@ -97,48 +99,55 @@ def diagnosis_blocks(diag: Diagnosis) -> list[dict]:
     if report:
         blocks.append(context(report))
     if diag.verdict == "match":
-        blocks.append(feedback_actions(diag.matches[0].entry_id, diag.query.signature))
+        blocks.append(feedback_actions(diag.matches[0].entry_id, diag.query.signature, lang=diag.lang))
     return fit(blocks)
 
 
 def _match_blocks(diag: Diagnosis) -> list[dict]:
     best = diag.matches[0]
+    lang = diag.lang            # labels from the message table (kb/data/messages.json), in the answer's language
     blocks = [
-        header(f"Known issue: {best.title or best.entry_id}"),
-        context(f"*Confidence* {diag.confidence:.2f}", f"*Entry* `{escape(best.entry_id)}`",
-                f"*Source* {_source(best.source)}"),
-        section("*Root cause*\n" + cut(escape(best.root_cause or "(no root cause recorded)"), ROOT_CAUSE_MAX)),
+        header(msg("known_issue", lang, title=best.title or best.entry_id)),
+        context(f"*{msg('confidence_cap', lang)}* {diag.confidence:.2f}",
+                f"*{msg('entry_cap', lang)}* `{escape(best.entry_id)}`",
+                f"*{msg('source_cap', lang)}* {_source(best.source)}"),
+        section(f"*{msg('root_cause', lang)}*\n"
+                + cut(escape(best.root_cause or msg("no_root_cause", lang)), ROOT_CAUSE_MAX)),
     ]
     if best.fixes:
-        blocks.append(section("*Fixes*\n" + _fixes(best)))
+        blocks.append(section(f"*{msg('fixes', lang)}*\n" + _fixes(best, lang)))
+    if best.versions:
+        blocks.append(section(f"*{msg('versions', lang)}*\n" + "\n".join(escape(cut(v, LINE_MAX))
+                                                                         for v in best.versions)))
     evidence = [line for line in best.evidence if not line.startswith("signals:")][:EVIDENCE_LINES]
     if evidence:
         text = "\n".join(cut(line, LINE_MAX) for line in evidence)
-        blocks.append(section("*Evidence*\n" + code_block(text, EVIDENCE_MAX)))
+        blocks.append(section(f"*{msg('evidence', lang)}*\n" + code_block(text, EVIDENCE_MAX)))
     others = diag.matches[1:1 + ALSO_POSSIBLE]
     if others:
-        blocks.append(context(*(f"Also possible: {escape(cut(o.title, LINE_MAX))} (`{escape(o.entry_id)}`)"
-                                for o in others)))
+        blocks.append(context(*(f"{msg('also_possible_cap', lang)}: {escape(cut(o.title, LINE_MAX))} "
+                                f"(`{escape(o.entry_id)}`)" for o in others)))
     return blocks
 
 
 def _no_match_blocks(diag: Diagnosis) -> list[dict]:
     blocks = [
-        header("No known postmortem fits this report"),
-        section(cut(escape(diag.reason or "Nothing in the knowledge base explains this report."), ROOT_CAUSE_MAX)),
+        header(msg("no_fit", diag.lang)),
+        section(cut(escape(diag.reason or msg("nothing_explains", diag.lang)), ROOT_CAUSE_MAX)),
     ]
     if diag.related:
         lines = [_related_line(r) for r in diag.related]
-        blocks.append(section("*Nearest entries, not accepted*\n" + cut("\n".join(lines), FIXES_MAX)))
+        blocks.append(section(f"*{msg('nearest', diag.lang)}*\n" + cut("\n".join(lines), FIXES_MAX)))
     return blocks
 
 
-def _fixes(best: MatchOut) -> str:
+def _fixes(best: MatchOut, lang: str = "en") -> str:
     lines = []
     for fix in verified_first(best.fixes):
         text = escape(cut(fix.text, LINE_MAX * 2))
         if fix.verified:
-            lines.append(f":white_check_mark: *verified* ({fix.verified_by}): {text}")
+            who = msg(f"who_{fix.verified_by}", lang) if lang != "en" else fix.verified_by
+            lines.append(f":white_check_mark: *{msg('verified', lang)}* ({who}): {text}")
         else:
             lines.append(f"• {text}")
     return cut("\n".join(lines), FIXES_MAX)
@@ -160,7 +169,7 @@ def _report_line(diag: Diagnosis) -> str:
     q = diag.query
     said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
     said = " ".join(said.split()).replace("`", "'")   # one line of inline code: no newlines, no backticks
-    return f"Report: `{escape(cut(said, LINE_MAX))}`" if said else ""
+    return f"{msg('report', diag.lang)}: `{escape(cut(said, LINE_MAX))}`" if said else ""
 
 
 def feedback_value(entry_id: str, signature: str) -> str:
@@ -187,16 +196,16 @@ def parse_feedback_value(value: str) -> tuple[str, str]:
     return data["entry"], data["signature"]
 
 
-def feedback_actions(entry_id: str, signature: str) -> dict:
+def feedback_actions(entry_id: str, signature: str, lang: str = "en") -> dict:
     value = feedback_value(entry_id, signature)
     return {
         "type": "actions",
         "block_id": FEEDBACK_ACTIONS_ID,
         "elements": [
             {"type": "button", "action_id": ACTION_FIXED, "style": "primary", "value": value,
-             "text": {"type": "plain_text", "text": "Fixed it", "emoji": True}},
+             "text": {"type": "plain_text", "text": msg("fixed_it", lang), "emoji": True}},
             {"type": "button", "action_id": ACTION_WRONG, "value": value,
-             "text": {"type": "plain_text", "text": "Not it", "emoji": True}},
+             "text": {"type": "plain_text", "text": msg("not_it", lang), "emoji": True}},
         ],
     }
 

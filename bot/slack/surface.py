@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from pathlib import Path
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, FastAPI, Request
@@ -26,6 +27,7 @@ from bot.service.state import ServiceState
 from bot.slack.app import SlackBot, create_slack_bot, secret
 from bot.slack.handlers import Verifier
 from kb.errors import ConfigError
+from kb.state import StateDB, first_line, state_for
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +36,29 @@ SEEN_FOR_S = 10 * 60
 SEEN_MAX = 100_000
 
 
-class SeenRequests:
-    """Keys of requests already handled, each kept SEEN_FOR_S seconds (and at most SEEN_MAX of them)."""
+_SEEN_SCHEMA = """
+CREATE TABLE IF NOT EXISTS slack_seen (
+    key TEXT PRIMARY KEY,          -- command:<trigger_id>, action:<action_ts>:<user>, event:<event_id>
+    seen_at {real} NOT NULL
+)
+"""
 
-    def __init__(self, keep_s: float = SEEN_FOR_S, max_keys: int = SEEN_MAX):
+
+class SeenRequests:
+    """Keys of requests already handled, each kept SEEN_FOR_S seconds (and at most SEEN_MAX of them in memory).
+
+    With a state store (`db`: the KB folder's SQLite file, or the PostgreSQL database replicas share) the keys are
+    kept there too, so a request replayed to another replica behind the same load balancer is refused as well.
+    """
+
+    def __init__(self, keep_s: float = SEEN_FOR_S, max_keys: int = SEEN_MAX, db: StateDB | None = None):
         self.keep_s, self.max_keys = keep_s, max_keys
         self._seen: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
+        self.db = db
+        self._purged_at = 0.0
+        if db is not None:
+            db.ensure(lambda tx: tx.script(db.schema(_SEEN_SCHEMA)))
 
     def first_time(self, key: str) -> bool:
         """True the first time `key` is offered (and remembers it); False for a repeat."""
@@ -52,11 +70,30 @@ class SeenRequests:
             if key in self._seen:
                 return False
             self._seen[key] = now
+        if self.db is None:
             return True
+        try:
+            return self._first_in_store(key)
+        except Exception as exc:  # noqa: BLE001 - the store went away: this replica's memory still refuses replays
+            log.warning("Slack replay check fell back to this replica's memory: %s",
+                        getattr(exc, "user_message", None) or first_line(exc))
+            return True
+
+    def _first_in_store(self, key: str) -> bool:
+        now = time.time()
+        with self.db.transaction(write=True) as tx:
+            if now - self._purged_at > self.keep_s / 10:
+                tx.execute("DELETE FROM slack_seen WHERE seen_at < ?", (now - self.keep_s,))
+                self._purged_at = now
+            cur = tx.execute("INSERT INTO slack_seen (key, seen_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                             (key, now))
+            return cur.rowcount == 1
 
 
 class SlackSurface:
-    def __init__(self, state: ServiceState, verify: Verifier | None = None):
+    def __init__(self, state: ServiceState, verify: Verifier | None = None, kb_dir: Path | None = None):
+        """`kb_dir`: the KB folder when the caller already knows it (else the one `triage serve` would open); its
+        state store keeps the keys of handled requests for every replica."""
         self.state = state
         self.off_reason: str | None = None
         self.bot: SlackBot | None = None
@@ -65,6 +102,7 @@ class SlackSurface:
             self.bot = create_slack_bot(state.settings, state, verify)
         except ConfigError as exc:
             self.off_reason = exc.user_message
+        self.kb_dir = kb_dir
         self.router = APIRouter()
         self.router.add_api_route(
             "/slack/events", self.events, methods=["POST"], tags=["slack"],
@@ -75,6 +113,18 @@ class SlackSurface:
     def start(self, app: FastAPI) -> None:
         if self.off_reason:
             log.info("%s", self.off_reason)
+            return
+        settings = self.state.settings
+        try:
+            folder = self.kb_dir
+            if folder is None:
+                from bot.cli import kb_folder
+
+                folder = kb_folder(settings, settings.kb)
+            self.seen = SeenRequests(db=state_for(settings, folder))
+        except Exception as exc:  # noqa: BLE001 - replays are then refused by this replica only
+            log.warning("Slack replays are checked by this replica only: the state store did not open: %s",
+                        getattr(exc, "user_message", None) or exc)
 
     def stop(self, app: FastAPI) -> None:
         if self.bot is not None:

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from kb.errors import IndexCorrupt, IndexIncompatible, IndexNotFound
-from kb.models import SCHEMA_VERSION, Chunk, Document
+from kb.models import READABLE_SCHEMAS, Chunk, Document
 
 POINTER = "CURRENT"
 MANIFEST = "manifest.json"
@@ -376,10 +376,10 @@ def open_store(kb_dir: Path, *, verify: bool = True) -> KBStore:
         manifest = json.loads((gen / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         raise IndexCorrupt(f"The knowledge base at {kb_dir} has no readable manifest; {rebuild_hint(kb_dir)}") from None
-    if manifest.get("schema_version") != SCHEMA_VERSION:
+    if manifest.get("schema_version") not in READABLE_SCHEMAS:
         raise IndexIncompatible(
             f"The knowledge base at {kb_dir} uses schema {manifest.get('schema_version')}, this triage-kb reads "
-            f"schema {SCHEMA_VERSION}; {rebuild_hint(kb_dir)}"
+            f"schema {' or '.join(map(str, sorted(READABLE_SCHEMAS)))}; {rebuild_hint(kb_dir)}"
         )
     from kb.index.tokenize import TOKENIZER_VERSION
 

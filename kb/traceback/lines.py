@@ -304,6 +304,11 @@ _BOILERPLATE = re.compile(
       | Set\ XFORMERS_MORE_DETAILS=1\ for\ more\ details
       | You\ should\ probably\ TRAIN\ this\ model                  # always follows `Some weights of ... were not`
       | You\ may\ consider\ adding\ `ignore_mismatched_sizes=True`
+      | ={10,}$ | -{10,}$                                     # separators of a launcher's summary
+      | Root\ Cause\ \(first\ observed\ failure\):$            # torch elastic's summary heading
+      | [\w./-]{1,200}\.py\ FAILED$                               # ... and its `train.py FAILED` line
+      | ninja:\ build\ stopped:\ subcommand\ failed              # printed under every failed compile
+      | ninja:\ no\ work\ to\ do
     )""",
     re.X,
 )
@@ -447,11 +452,51 @@ _QUOTED = re.compile(r"[\"“「]([^\"”」\n]{20,1000})[\"”」]")
 _SHAPE_MSG = re.compile(r"(?:torch\.Size\(\[|\bshape\b.{0,200}[(\[]\d)", re.I)
 
 
+def marked_spans(line: str) -> list[tuple[str, str, str]]:
+    """(mark, text before it, span) for each span a writer set apart in a sentence: inline code (`...`) and bold
+    (**...**, where a reporter puts the message they got, and a writer their labels). An unclosed last backtick span
+    runs to the end of the line (it may close on the next); an unclosed bold mark is no span."""
+    out = []
+    for mark in ("`", "**"):
+        parts = line.split(mark)
+        if mark == "**" and len(parts) % 2 == 0:
+            parts = parts[:-1]
+        out += [(mark, mark.join(parts[:k]), parts[k].strip()) for k in range(1, len(parts), 2)]
+    return out
+
+
 def _backticked(line: str) -> list[str]:
-    """Contents of backticked spans; an unclosed last span runs to the end of the line (it may close on the next)."""
-    parts = line.split("`")
-    spans = parts[1::2]
-    return [s.strip() for s in spans]
+    return [span for mark, _, span in marked_spans(line) if mark == "`"]
+
+
+# An exception header inside a Chinese sentence: `第一个错误表现为AttributeError: module 'x' has no attribute 'y',这是…`
+# (the message ends where the Chinese resumes).
+_EMBEDDED = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\s?:\s"
+                       r"[^\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\n]{4,400})", re.A)
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def embedded_errors(line: str) -> list[str]:
+    """Exception headers with their message in the middle of a Chinese sentence (`出现SafetensorError: ... 的错误`)."""
+    if not _HAN.search(line):
+        return []
+    out = []
+    for m in _EMBEDDED.finditer(line):
+        cand = m.group(1).strip().rstrip(",.;:，")
+        if classify_line(cand) is not None:
+            out.append(cand)
+    return out
+
+
+_INDENTED = re.compile(r"^(?: {2,}|\t)(?![-*+] |\d{1,2}[.)] )\S")     # an indented line that is no list item
+
+
+def quoted_output(line: str, fenced: bool) -> str | None:
+    """`output_failure` of a line that is program output: inside a code fence, or indented and not a sentence
+    (outside a fence, an indented line may be the writer's wrapped sentence)."""
+    if fenced or (_INDENTED.match(line) and not looks_like_prose(line)):
+        return output_failure(line)
+    return None
 
 
 # A failure said in words, without an exception type: what a library prints when it gives up (`Could not load
@@ -466,7 +511,10 @@ _NOT_MESSAGE = re.compile(
       | (?:\$|>>>|\#|//|pip|python3?|conda|export|torchrun|deepspeed|accelerate|git|cd|sudo|apt(?:-get)?|nvidia-smi
          |CUDA_\w{1,40}=|INFO\b|DEBUG\b|\[INFO\]|\|\s|\+-)          # a command, an info record, a table row
       | [\w./\\:-]{1,300}$                              # one token: a path, a name
-    )|\s--\w|\w=\S.{0,400}\w=\S""", re.X)                  # (an option; a dump of settings)
+      | \w{1,80}:\ [\w.\[\],\ ]{1,120}\ =\ .{1,200}$       # a parameter with its type and default (source code)
+    )|\s--\w|\w=\S.{0,400}\w=\S                          # (an option; a dump of settings)
+    |\ -\ (?:INFO|WARNING|WARN|DEBUG)\ -\ |\[(?:INFO|WARNING|WARN|DEBUG)\]   # a record below error level, its level mid-line
+    """, re.X)
 
 
 def said_failure(span: str) -> bool:

@@ -153,7 +153,31 @@ def _lines(text: str) -> list[Line]:
         # The whole paste in one code block tells nothing about which lines are program output: read it as text,
         # so the reporter's sentences in it are prose again.
         out = [replace(ln, fence=False) for ln in out]
-    return _labelled_blocks(out)
+    return _labelled_blocks([_said_error(ln) for ln in out])
+
+
+def _said_error(ln: Line) -> Line:
+    """A line no pattern knows may still print the failure: a program's output in a code block that says it in
+    words (`Failed to initialize NVML: ...`). The same rule finds such lines in postmortems (kb.traceback.lines), so
+    both sides of a match see them."""
+    if ln.kind is None and not ln.fence_mark and ln.s and L.quoted_output(ln.text, ln.fence):
+        return replace(ln, kind="log")
+    return ln
+
+
+def _embedded_events(lines: list[Line]) -> list[ErrorEvent]:
+    """Exception headers inside Chinese sentences (`出现XError: ...的错误`): the error the reporter means when nothing
+    is printed on a line of its own (beside a printed error, such a sentence tells of another, earlier one)."""
+    out = []
+    for ln in lines:
+        if ln.fence or ln.kind is not None:
+            continue
+        for tail in L.embedded_errors(ln.s):
+            head = _exc_head(tail)
+            out.append(ErrorEvent(kind=L.classify_line(tail) or "exception", type=head[0] if head else None,
+                                  message=(head[1] or "").strip() if head else tail, lines=[tail], origin="inline",
+                                  position=ln.idx))
+    return out
 
 
 # A line that only labels the block below it: `Error:`, `Error message:`, `报错信息：`.
@@ -368,6 +392,15 @@ def _inferred_from_frames(frames: list[Frame], pos: int) -> ErrorEvent:
                       origin="frame", position=pos)
 
 
+def documents_error(ev: ErrorEvent, printed_elsewhere: bool) -> bool:
+    """Whether a postmortem's traceback event says something of its error. A traceback the writer cut before its
+    exception line leaves only the deepest frame's source line (`sys.exit(main())`); when that is no `raise` and the
+    document prints its error elsewhere, the source line is no error line of the document."""
+    if ev.origin == "prose":
+        return False
+    return not (ev.origin == "frame" and ev.type is None and printed_elsewhere)
+
+
 def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
     events: list[ErrorEvent] = []
     frames: list[Frame] | None = None      # an open traceback block
@@ -486,22 +519,24 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
         if ln.kind is not None or not ln.s or ln.fence and not is_prose(ln):
             continue
         s = ln.s
-        if "`" in s:
-            parts = s.split("`")
-            for k in range(1, len(parts), 2):
-                span = parts[k].strip()
-                if len(span) < 8:
+        for mark, before, span in L.marked_spans(s):
+            if len(span) < 8:
+                continue
+            found = L.locate_error(span)
+            if mark != "`" and not (found and L._exception_head(span)):
+                continue       # bold is emphasis too: only a typed message in it is an error line
+            if found and found[0] not in ("frame",):
+                head = L._exception_head(span)
+                if head is not None and not head[1]:
                     continue
-                found = L.locate_error(span)
-                if found and found[0] not in ("frame",):
-                    head = L._exception_head(span)
-                    if head is not None and not head[1]:
-                        continue
-                    etype, msg = (head[0], (head[1] or "").strip()) if head else (None, span)
-                    out.append(ErrorEvent(kind=found[0], type=etype, message=msg, lines=[span], origin="inline",
-                                          position=ln.idx))
-                elif " " in span and _ERROR_WORD.search(parts[k - 1]) and not re.search(r"[=(){}\[\]]", span[:3]):
-                    out.append(ErrorEvent(kind="log", message=span, lines=[span], origin="prose", position=ln.idx))
+                etype, msg = (head[0], (head[1] or "").strip()) if head else (None, span)
+                out.append(ErrorEvent(kind=found[0], type=etype, message=msg, lines=[span], origin="inline",
+                                      position=ln.idx))
+            elif not L._CJK.search(span) and L.said_failure(span):
+                # a library's message in words, set apart in the sentence (the same rule as in postmortems)
+                out.append(ErrorEvent(kind="log", message=span, lines=[span], origin="inline", position=ln.idx))
+            elif " " in span and _ERROR_WORD.search(before) and not re.search(r"[=(){}\[\]]", span[:3]):
+                out.append(ErrorEvent(kind="log", message=span, lines=[span], origin="prose", position=ln.idx))
         for m in _QUOTED_TYPED.finditer(s):
             span = m.group("span").strip()
             head = _exc_head(span)
@@ -561,6 +596,8 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
         # `Type: ` or not; so is the one such line beside the reporter's own sentences when it quotes code.
         one = others[0]
         events.append(ErrorEvent(kind="log", message=one.s.strip()[:2000], lines=[one.s], position=one.idx))
+    if not any(tier(e) <= 2 for e in events):
+        events.extend(_embedded_events(lines))
     if not any(tier(e) <= 2 or e.origin == "prose" for e in events):
         # Nothing printed and no message quoted in a sentence: sentences that mention the failure are the best
         # evidence left. (Beside a quoted message, "I got the error below" would only compete with it.)

@@ -130,6 +130,14 @@ class FakeIssuesAPI:
             self.issues[repo][number].update(state="closed", state_reason=state_reason, closed_at=now,
                                              updated_at=now)
 
+    def reopen(self, repo: str, number: int, user: str = "reporter") -> None:
+        """Reopen a closed issue as GitHub does: state open, state_reason "reopened", closed_at cleared, and a
+        `reopened` event in its timeline."""
+        with self._lock:
+            now = self._tick()
+            self.timeline[(repo, number)].append({"event": "reopened", "created_at": now, "actor": {"login": user}})
+            self.issues[repo][number].update(state="open", state_reason="reopened", closed_at=None, updated_at=now)
+
     # --- scripting -------------------------------------------------------------------------------------------
     def fail(self, path_regex: str, status: int, times: int = 1, headers: dict | None = None) -> None:
         with self._lock:
