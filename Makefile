@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: install demo test eval bench
+.PHONY: install demo test eval bench starter-vectors
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -26,3 +26,9 @@ eval: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+# The starter KB's chunk vectors, shipped as package data (kb/data/starter_vectors/): refresh after editing
+# kb/data/entries or the int8 encoder's recipe. A stale file is never wrong, only slower: chunks it does not cover
+# are embedded at first use.
+starter-vectors: $(STAMP)
+	$(BIN)/python -m ingest.starter

@@ -67,7 +67,7 @@ def _pilot(work: Path, settings: Settings, seed: int, docs: int = 40, sample: in
     st = store.open_store(kb_dir)
     texts = [t for (t,) in st.conn.execute("SELECT text FROM chunks")]
     st.close()
-    embedder = load_embedder(settings.model, settings.cache_dir, purpose="index")
+    embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=_encoder(settings))
     picked = random.Random(seed).sample(texts, min(sample, len(texts)))
     started = time.perf_counter()
     embedder.encode_passages(picked)
@@ -91,13 +91,15 @@ def run_real(work: Path, settings: Settings, embed_budget_s: float, min_chunks: 
     texts = [t for (t,) in st.conn.execute("SELECT text FROM chunks ORDER BY row")]
     st.close()
     picked = random.Random(seed).sample(texts, min(sample, len(texts)))
-    embedder = load_embedder(settings.model, settings.cache_dir, purpose="index")
+    encoder = _encoder(settings)
+    embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=encoder)
     started = time.perf_counter()
     embedder.encode_passages(picked)
     raw_s = time.perf_counter() - started
     raw_rate = len(picked) / raw_s
     chunks_per_s = report.chunks / seconds
     return {
+        "encoder": encoder, "compare": compare_encoders(settings, picked[: min(len(picked), 64)]),
         "documents": report.documents, "chunks": report.chunks, "embedded": report.embedded,
         "seconds": round(seconds, 1), "docs_per_s": round(report.documents / seconds, 2),
         "chunks_per_s": round(chunks_per_s, 2), "raw_sample": len(picked), "raw_seconds": round(raw_s, 1),
@@ -107,6 +109,35 @@ def run_real(work: Path, settings: Settings, embed_budget_s: float, min_chunks: 
         "max_docs": max_docs,
         "unchanged": _reingest(folder, kb_dir, settings), "kb": str(kb_dir),
     }
+
+
+def _encoder(settings: Settings) -> str:
+    from kb.index.embed import resolve_encoder
+
+    return resolve_encoder(settings.model, settings.cache_dir, settings.encoder)
+
+
+def compare_encoders(settings: Settings, texts: list[str], rounds: int = 2) -> dict:
+    """Raw encode rate of the float32 (torch) and int8 (ONNX Runtime) index encoders on the same texts, in one
+    run, alternating (fp32, int8, fp32, int8, ...) so that a change in the machine's load hits both alike; each
+    encoder loaded and warmed before its first timed round."""
+    from kb.index.embed import ONNX_INT8, TORCH, load_embedder, resolve_encoder
+
+    if resolve_encoder(settings.model, settings.cache_dir, "auto") != ONNX_INT8:
+        return {"error": "the int8 encoder is not used on this machine"}
+    encoders = {name: load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=name)
+                for name in (TORCH, ONNX_INT8)}
+    seconds = {name: 0.0 for name in encoders}
+    for name, e in encoders.items():
+        e.encode_passages(texts[:4])
+    for _ in range(rounds):
+        for name, e in encoders.items():
+            started = time.perf_counter()
+            e.encode_passages(texts)
+            seconds[name] += time.perf_counter() - started
+    rate = {name: round(rounds * len(texts) / s, 2) for name, s in seconds.items()}
+    return {"texts": len(texts), "rounds": rounds, "fp32_chunks_per_s": rate[TORCH],
+            "int8_chunks_per_s": rate[ONNX_INT8], "int8_vs_fp32": round(rate[ONNX_INT8] / rate[TORCH], 2)}
 
 
 class _TimedStandIn(GeneratedEmbedder):

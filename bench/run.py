@@ -43,7 +43,10 @@ def write_query_spec(work: Path, files: list[Path], settings, bases: np.ndarray,
     from kb.index.embed import load_embedder
 
     texts = [f.read_text(encoding="utf-8", errors="replace") for f in files[:count]]
-    real = load_embedder(settings.model, settings.cache_dir, purpose="query").encode_queries(texts)
+    from kb.index.embed import resolve_encoder
+
+    encoder = resolve_encoder(settings.model, settings.cache_dir, settings.encoder)   # the one the KBs are built with
+    real = load_embedder(settings.model, settings.cache_dir, purpose="query", encoder=encoder).encode_queries(texts)
     extra = generated_vectors(bases, max(0, count - len(real)), seed=4242)
     np.save(work / "query_vectors.npy", np.vstack([real, extra]).astype(np.float32))
     spec = work / "queries.json"

