@@ -5,7 +5,6 @@ Ctrl-C); `--debug` (on `triage` and on `diagnose`) shows the traceback of an une
 """
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
@@ -13,152 +12,11 @@ from pathlib import Path
 
 import click
 
-from kb import __version__
-from kb.config import Settings, load_settings
-from kb.errors import BadInput, ConfigError, KBError
-
-_debug = False
-INTERRUPTED = 130          # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
-
-
-def _exit_code(exc: KBError) -> int:
-    return 2 if isinstance(exc, (BadInput, ConfigError)) else 1
-
-
-def guarded(fn):
-    """Turn our errors into one line and an exit code; anything unexpected too, unless --debug."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except KBError as exc:
-            _fail(exc.user_message, _exit_code(exc))
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-            raise
-        except BrokenPipeError:
-            # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(0)
-        except Exception as exc:  # noqa: BLE001 - the edge of the program
-            if _debug:
-                raise
-            _fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)", 1)
-
-    return wrapper
-
-
-class _Edges:
-    """What every command shares at its edge, whichever way it was started (`triage X`, or `diagnose` alone):
-    Ctrl-C ends it with one line and exit code 130, and an error of ours raised outside `guarded` (a bad TRIAGE_*
-    setting read by a command's first line) is one line too."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:
-            if _debug:
-                import traceback
-
-                traceback.print_exc()
-            click.echo("interrupted", err=True)
-            sys.exit(INTERRUPTED)
-        except KBError as exc:
-            _fail(exc.user_message, _exit_code(exc))
-
-
-class TriageGroup(_Edges, click.Group):
-    pass
-
-
-class TriageCommand(_Edges, click.Command):
-    pass
-
-
-def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    global _debug
-    _debug = _debug or value
-
-
-def debug_option(fn):
-    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
-                        help="Show the full traceback of an unexpected error.")(fn)
-
-
-def version_option(fn):
-    return click.version_option(__version__, "--version", prog_name="triage-kb",
-                                message="%(prog)s %(version)s")(fn)
-
-
-def settings_from(ctx: click.Context) -> Settings:
-    """The settings (TRIAGE_* variables), read on first use; a bad value is a one-line ConfigError."""
-    obj = ctx.ensure_object(dict)
-    if "settings" not in obj:
-        settings = load_settings()
-        from kb.index.tokenize import set_jieba_cache_dir
-
-        set_jieba_cache_dir(settings.cache_dir / "jieba")
-        obj["settings"] = settings
-    return obj["settings"]
-
-
-def kb_option(fn):
-    return click.option(
-        "--kb", "kb_dir", type=click.Path(path_type=Path), default=None,
-        help="Knowledge-base folder (default: $TRIAGE_KB, else your own KB if you built one, else the bundled starter KB).",
-    )(fn)
-
-
-def _given_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
-    """--kb, else $TRIAGE_KB; refused when it names something that is not a folder (a file, say)."""
-    for path, origin in ((kb_dir, "--kb"), (settings.kb, "TRIAGE_KB")):
-        if path is None:
-            continue
-        if path.exists() and not path.is_dir():
-            raise BadInput(f"{origin} {path}: is a file, not a knowledge-base folder; give a folder (a new one is "
-                           f"created by: triage ingest <postmortems> --kb <folder>)")
-        return path
-    return None
-
-
-def resolve_kb_for_writing(settings: Settings, kb_dir: Path | None) -> Path:
-    return _given_kb(settings, kb_dir) or settings.default_kb_dir()
-
-
-def _chosen_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
-    """--kb, $TRIAGE_KB, or the user's own KB if it exists; None means the bundled starter KB."""
-    chosen = _given_kb(settings, kb_dir)
-    if chosen is None and (settings.default_kb_dir() / "CURRENT").exists():
-        chosen = settings.default_kb_dir()
-    return chosen
-
-
-def kb_folder(settings: Settings, kb_dir: Path | None) -> Path:
-    """The folder `open_kb` reads, without loading or building it (feedback and repro results live beside it)."""
-    from ingest.starter import starter_kb_dir
-
-    return _chosen_kb(settings, kb_dir) or starter_kb_dir(settings)
-
-
-def open_kb(settings: Settings, kb_dir: Path | None, progress=None):
-    """The KB to read: --kb, $TRIAGE_KB, the user's own KB if it exists, else the bundled starter KB."""
-    from kb.index.hybrid import KnowledgeBase
-
-    chosen = _chosen_kb(settings, kb_dir)
-    if chosen is None:
-        from ingest.starter import ensure_starter_kb
-
-        chosen = ensure_starter_kb(settings, progress=progress)
-    return KnowledgeBase.open(chosen, settings)
-
-
-CONTEXT = {"help_option_names": ["-h", "--help"]}
-
+from bot.clikit import (CONTEXT, TriageCommand, TriageGroup, debug_option, guarded, kb_option, settings_from,
+                        version_option)
+from bot.commands import feedback, importer, repro, serve, slack
+from bot.compose import chosen_kb, given_kb, open_kb, resolve_kb_for_writing
+from kb.errors import BadInput
 
 @click.group(cls=TriageGroup, context_settings=CONTEXT)
 @debug_option
@@ -258,7 +116,7 @@ def where(ctx, kb_dir):
     from kb.stats import peek_identity
 
     settings = settings_from(ctx)
-    _given_kb(settings, kb_dir)             # a file where a folder belongs is an error here too
+    given_kb(settings, kb_dir)             # a file where a folder belongs is an error here too
 
     def state(path: Path | None, unset: str, missing: str) -> str:
         if path is None:
@@ -283,7 +141,7 @@ def where(ctx, kb_dir):
         {"label": "bundled starter KB", "path": starter,
          "state": state(starter, "", f"built on first use from the {entries} bundled entries")},
     ]
-    chosen = _chosen_kb(settings, kb_dir)
+    chosen = chosen_kb(settings, kb_dir)
     used = 3 if chosen is None else 0 if kb_dir else 1 if settings.kb else 2
     print_where(choices, used, resolve_kb_for_writing(settings, kb_dir))
 
@@ -483,25 +341,10 @@ def train_decision(ctx, setdirs, out):
                f"wrote {target}")
 
 
-# Commands with modules of their own (bot/commands/*.py) register below. Those modules import heavy libraries
-# (fastapi, ray, slack-bolt) inside their functions, never at module level: the CLI's cold start depends on it.
-# `python -m bot.cli` runs this file as __main__: let the command modules' `from bot.cli import ...` find this
-# module instead of importing a second copy of it (which would import them again, circularly). A worker process that
-# `multiprocessing` spawns from it (bot.service.pool) runs this file again as __mp_main__: the same holds there.
-if __name__ in ("__main__", "__mp_main__"):
-    sys.modules.setdefault("bot.cli", sys.modules[__name__])
-# --- registered commands ---
-from bot.commands.serve import serve  # noqa: E402
-main.add_command(serve)
-from bot.commands.slack import slack  # noqa: E402
-main.add_command(slack)
-from bot.commands.feedback import feedback  # noqa: E402
-main.add_command(feedback)
-from bot.commands.repro import repro  # noqa: E402
-main.add_command(repro)
-from bot.commands.importer import import_group  # noqa: E402
-main.add_command(import_group)
-# --- end of registered commands ---
+# Commands with modules of their own (bot/commands/*.py) add themselves to the group. Those modules import heavy
+# libraries (fastapi, ray, slack-bolt) inside their functions, never at module level: the CLI's cold start depends on it.
+for _module in (serve, slack, feedback, repro, importer):
+    _module.register(main)
 
 
 def diagnose_main() -> None:

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import bot.cli as cli
+import bot.clikit as clikit
 from kb import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,7 +24,7 @@ DIAGNOSE = "import sys; from bot.cli import diagnose_main; sys.argv[0]='diagnose
 
 @pytest.fixture(autouse=True)
 def _clean_state(monkeypatch, cache_dir):
-    monkeypatch.setattr(cli, "_debug", False)
+    monkeypatch.setattr(clikit, "_debug", False)
     for name in [k for k in os.environ if k.startswith("TRIAGE_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(cache_dir))

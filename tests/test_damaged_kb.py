@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import bot.cli as cli
+import bot.clikit as clikit
 from ingest.build import ingest
 from kb.config import Settings
 from kb.index import store
@@ -33,7 +34,7 @@ def kb_copy(pristine, tmp_path, monkeypatch, cache_dir) -> Path:
     for name in [k for k in os.environ if k.startswith("TRIAGE_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(cache_dir))
-    monkeypatch.setattr(cli, "_debug", False)
+    monkeypatch.setattr(clikit, "_debug", False)
     target = tmp_path / "kb"
     shutil.copytree(pristine, target)
     return target

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from bot.cli import guarded, kb_folder, kb_option, settings_from
+from bot.clikit import guarded, kb_option, settings_from
+from bot.compose import kb_folder
 
 
 @click.group()
@@ -52,3 +53,7 @@ def _where(context: dict) -> str:
     if context.get("channel"):
         return f"channel {context['channel']} message {context.get('message_ts', '?')}"
     return ""
+
+
+def register(group) -> None:
+    group.add_command(feedback)

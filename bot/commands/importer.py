@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from bot.cli import guarded, kb_option, resolve_kb_for_writing, settings_from
+from bot.clikit import guarded, kb_option, settings_from
+from bot.compose import resolve_kb_for_writing
 
 
 @click.group("import")
@@ -44,3 +45,7 @@ def github(ctx: click.Context, repos: tuple[str, ...], kb_dir: Path | None, sinc
     from bot.render import print_import_report
 
     print_import_report(report, list(repos), target)
+
+
+def register(group) -> None:
+    group.add_command(import_group)

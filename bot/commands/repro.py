@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from bot.cli import guarded, kb_folder, kb_option, settings_from
+from bot.clikit import guarded, kb_option, settings_from
+from bot.compose import kb_folder
 
 
 @click.group()
@@ -102,3 +103,5 @@ def _book(recipes_dir: Path | None):
     return RecipeBook(recipes_dir or RECIPES_DIR)
 
 
+def register(group) -> None:
+    group.add_command(repro)

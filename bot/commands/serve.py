@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli import guarded, kb_option, settings_from
+from bot.clikit import guarded, kb_option, settings_from
 
 
 @click.command()
@@ -38,3 +38,7 @@ def serve(ctx: click.Context, host: str, port: int, kb_dir: Path | None, workers
 
         workers = settings.workers if settings.workers is not None else default_workers()
     uvicorn.run(create_app(settings, workers=workers), host=host, port=port, log_config=None, log_level=log_level)
+
+
+def register(group) -> None:
+    group.add_command(serve)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli import guarded, kb_option, settings_from
+from bot.clikit import guarded, kb_option, settings_from
 
 
 @click.command()
@@ -63,3 +63,7 @@ def slack(ctx: click.Context, socket: bool, kb_dir: Path | None, log_level: str)
     finally:
         handler.close()
         bot.close()
+
+
+def register(group) -> None:
+    group.add_command(slack)

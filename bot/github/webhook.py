@@ -56,7 +56,7 @@ class GitHubSurface:
         try:
             folder = self.kb_dir
             if folder is None:
-                from bot.cli import kb_folder
+                from bot.compose import kb_folder
 
                 folder = kb_folder(settings, settings.kb)
             self.deliveries = DeliveryStore(state_for(settings, folder))

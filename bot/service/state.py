@@ -73,7 +73,7 @@ class ServiceState:
         started = time.monotonic()
         try:
             if kb is None:
-                from bot.cli import open_kb
+                from bot.compose import open_kb
 
                 kb = open_kb(self.settings, self.settings.kb)
             # Both in the state store: the KB folder's SQLite file, or the database the replicas share.

@@ -118,7 +118,7 @@ class SlackSurface:
         try:
             folder = self.kb_dir
             if folder is None:
-                from bot.cli import kb_folder
+                from bot.compose import kb_folder
 
                 folder = kb_folder(settings, settings.kb)
             self.seen = SeenRequests(db=state_for(settings, folder))
