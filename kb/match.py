@@ -370,7 +370,8 @@ class Matcher:
         telling = counts.get(c.doc_id, 0)
         # Entries that explain the error equally well are told apart only by the rest of the report.
         tied_alone = (bool(tied) and telling <= max(counts[o.doc_id] for o in tied)
-                      and c.corroboration - max(o.corroboration for o in tied) < TIE_LEAD)
+                      and c.corroboration - max(o.corroboration for o in tied) < TIE_LEAD
+                      and _fused(c) - max(_fused(o) for o in tied) < TIE_LEAD)
         named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in GENERIC_FACTS}
         says = _says_what(qevents, sigs)
         needs_rest = float(c.generic)
