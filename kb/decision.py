@@ -55,8 +55,8 @@ FEATURES: Final[list[tuple[str, str]]] = [
     ("coverage", "IDF share of the traceback's library functions the entry talks about"),
     ("tied", "other candidates explain the error equally well (log count)"),
     ("telling", "report lines only this one of the tied candidates lists (log count)"),
-    ("tied_alone", "tied, and neither the report's other lines, its prose nor retrieval over the whole report favour "
-                   "this one (by 0.1 corroboration or fused score)"),
+    ("tied_alone", "tied, and neither the report's other lines, its prose nor (when the reporter wrote words of their "
+                   "own) retrieval over the whole report favour this one (by 0.1 corroboration or fused score)"),
     ("agree_specific", "specific facts the report's error and the entry's line agree on (log count)"),
     ("says_what", "the report says what failed in terms this entry can be held to"),
     ("of_class", "the entry is of the error class the report names (out of memory, a device assert)"),

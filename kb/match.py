@@ -61,6 +61,7 @@ TOPIC_FACTS = {"dtype.mentioned"}
 CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
 TIE_SIG = 0.03           # entries this close on the report's error explain it equally well...
 TIE_LEAD = 0.1           # ...unless the rest of the report favours one by this much
+PROSE_MIN = 20           # characters of the reporter's own words below which the rest of a report says nothing
 QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
 _TIED_ALONE = FEATURE_NAMES.index("tied_alone")
 CONSIDER_TOP = 6         # candidates the decision weighs: the best by fused score...
@@ -371,7 +372,7 @@ class Matcher:
         # Entries that explain the error equally well are told apart only by the rest of the report.
         tied_alone = (bool(tied) and telling <= max(counts[o.doc_id] for o in tied)
                       and c.corroboration - max(o.corroboration for o in tied) < TIE_LEAD
-                      and _fused(c) - max(_fused(o) for o in tied) < TIE_LEAD)
+                      and (len(rest.prose) < PROSE_MIN or _fused(c) - max(_fused(o) for o in tied) < TIE_LEAD))
         named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in GENERIC_FACTS}
         says = _says_what(qevents, sigs)
         needs_rest = float(c.generic)
@@ -552,7 +553,7 @@ class _Rest:
             return
         if self._retrieved is None:
             fused: dict[str, float] = {}
-            if len(self.prose) >= 20:
+            if len(self.prose) >= PROSE_MIN:
                 bm25, dense = self.matcher._bm25(self.prose), self.matcher._dense(self.prose)
                 fused = {d: 0.5 * bm25.get(d, 0.0) + 0.5 * dense_norm(dense.get(d, 0.0)) for d in {*bm25, *dense}}
             self._retrieved = fused
