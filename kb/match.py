@@ -227,8 +227,10 @@ class Matcher:
         # A small KB is scored whole (no entry can be missed by retrieval); a large one only where retrieval points.
         self.score_all = len(self.docs) <= SCORE_ALL_MAX
         if self.score_all:
-            for doc_id in self.docs:
-                self.profile(doc_id)
+            from kb.profile_cache import cache_file, load_or_build
+
+            where = cache_file(kb.settings.cache_dir, kb.path, kb.store.gen.name)
+            self._profiles = load_or_build(where, list(self.docs), lambda d: profile(self.docs[d]))
 
     def profile(self, doc_id: str) -> EntryProfile:
         prof = self._profiles.get(doc_id)
