@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -146,7 +147,7 @@ def _reuse(prev: store.KBStore, doc_id: str, same_model: bool, vectors: np.ndarr
         doc=Document.model_validate_json(data),
         origin=origin,
         chunks=chunks,
-        tokens=[r[6].split(" ") if r[6] else [] for r in rows],
+        tokens=[list(map(sys.intern, r[6].split(" "))) if r[6] else [] for r in rows],   # one object per term
         vectors=[np.array(vectors[r[0]]) if same_model else None for r in rows],
     )
 
