@@ -4,7 +4,6 @@ workers."""
 from __future__ import annotations
 
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -47,6 +46,10 @@ def test_worker_processes_answer_in_parallel_with_the_same_bytes_and_no_lock(cac
         assert got == expected
         pids = {state.pool.call(os.getpid) for _ in range(8)}
         assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    # The service stopped: its worker processes are gone, none left holding a KB and an encoder.
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_feedback_recorded_by_the_service_counts_in_the_workers(cache_dir, kb_dir):

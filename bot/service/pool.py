@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -45,6 +46,19 @@ def _init(settings: Settings, kb_path: str) -> None:
     _worker.update(kb=kb, feedback=feedback, repro=repro, settings=settings,
                    diagnoser=Diagnoser(kb, feedback=feedback, repro=repro))
     kb.embed_query("warm up")
+    _exit_with_parent(os.getppid())
+
+
+def _exit_with_parent(parent: int, every_s: float = 2.0) -> None:
+    """A worker whose service is gone (killed, crashed: no shutdown reached us) ends itself instead of holding its
+    KB and encoder until someone notices."""
+    def watch() -> None:
+        while True:
+            time.sleep(every_s)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _follow(generation: str | None) -> None:
@@ -120,7 +134,9 @@ class DiagnosisPool:
         return self.call(_search, text, top, generation)
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers: queued diagnoses are dropped, a running one is finished, and every worker process is
+        joined (none is left behind holding its KB and encoder)."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
 
 
 def default_workers() -> int:
