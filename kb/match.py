@@ -229,8 +229,8 @@ class Matcher:
         if self.score_all:
             from kb.profile_cache import cache_file, load_or_build
 
-            where = cache_file(kb.settings.cache_dir, kb.path, kb.store.gen.name)
-            self._profiles = load_or_build(where, list(self.docs), lambda d: profile(self.docs[d]))
+            self._profiles = load_or_build(cache_file(kb.settings.cache_dir, kb.path), kb.store.gen.name,
+                                           list(self.docs), lambda d: profile(self.docs[d]))
 
     def profile(self, doc_id: str) -> EntryProfile:
         prof = self._profiles.get(doc_id)
