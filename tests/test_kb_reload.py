@@ -73,6 +73,7 @@ def test_a_new_generation_is_answered_from_without_a_restart(cache_dir, tmp_path
         try:
             new = tmp_path / "more"
             new.mkdir()
+            time.sleep(1.1)      # built_at has one-second resolution: the new generation is built in a later second
             (new / "pad_token_missing.md").write_text(PAD_ENTRY, encoding="utf-8")
             built = ingest([new], kb_dir, Settings(cache_dir=cache_dir))
             assert built.added and store.current_generation(kb_dir).name != first_gen
