@@ -121,3 +121,19 @@ def test_zero_turns_it_off(cache_dir, tmp_path):
     kb_dir = small_kb(cache_dir, tmp_path / "kb")
     with LiveServer(create_app(Settings(cache_dir=cache_dir, kb=kb_dir, kb_reload_s=0))) as server:
         assert server.app.state.triage._reloader is None
+
+
+def test_a_reopened_generation_shares_the_query_encoder_only_when_it_was_embedded_the_same_way(cache_dir, tmp_path):
+    from kb.index.hybrid import KnowledgeBase
+
+    kb_dir = small_kb(cache_dir, tmp_path / "kb")
+    old = KnowledgeBase.open(kb_dir, Settings(cache_dir=cache_dir))
+    loaded = object()                      # stands for a query encoder already loaded
+    old._embedder = loaded
+    same = old.reopen()
+    assert same._embedder is loaded
+    old.manifest = {**old.manifest, "encoder": "some-other-encoder"}      # as if embedded by another encoder
+    other = old.reopen()
+    assert other._embedder is None         # it loads the encoder that embedded it
+    for kb in (old, same, other):
+        kb.close()

@@ -43,7 +43,7 @@ def _init(settings: Settings, kb_path: str) -> None:
     kb = KnowledgeBase.open(Path(kb_path), settings)
     feedback = FeedbackStore(state_for(settings, kb.path), scoped=settings.feedback_veto_scope != "global")
     repro = ResultStore(state_for(settings, kb.path))
-    _worker.update(kb=kb, feedback=feedback, repro=repro, settings=settings,
+    _worker.update(kb=kb, feedback=feedback, repro=repro,
                    diagnoser=Diagnoser(kb, feedback=feedback, repro=repro))
     kb.embed_query("warm up")
     _exit_with_parent(os.getppid())
@@ -64,19 +64,16 @@ def _exit_with_parent(parent: int, every_s: float = 2.0) -> None:
 def _follow(generation: str | None) -> None:
     """Open the KB folder's live generation when the service has switched to another one than this worker holds
     (kb.index.store replaces CURRENT atomically; the service process decides when to switch, see
-    bot.service.state). The query encoder is kept when the model is the same."""
+    bot.service.state)."""
     from kb.diagnose import Diagnoser
-    from kb.index.hybrid import KnowledgeBase
 
     kb = _worker["kb"]
     if not generation or kb.store.gen.name == generation:
         return
-    new = KnowledgeBase.open(kb.path, _worker["settings"])
+    new = kb.reopen()
     if new.store.gen.name == kb.store.gen.name:
         new.close()
         return
-    if new.manifest.get("model") == kb.manifest.get("model"):
-        new._embedder = kb._embedder
     _worker.update(kb=new, diagnoser=Diagnoser(new, feedback=_worker["feedback"], repro=_worker["repro"]))
     log.info("diagnosis worker %d: switched from %s to %s", os.getpid(), kb.store.gen.name, new.store.gen.name)
     kb.close()

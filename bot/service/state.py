@@ -139,7 +139,6 @@ class ServiceState:
         """Switch to the KB folder's live generation when it is not the one in use; True when it switched."""
         from kb.diagnose import Diagnoser
         from kb.index import store
-        from kb.index.hybrid import KnowledgeBase
         from kb.stats import kb_identity
 
         self._close_retired(grace_s=max(60.0, 2 * self.settings.kb_reload_s))
@@ -151,9 +150,7 @@ class ServiceState:
             return False
         started = time.monotonic()
         try:
-            kb = KnowledgeBase.open(old.path, self.settings)
-            if kb.manifest.get("model") == old.manifest.get("model"):
-                kb._embedder = old._embedder          # the same model: the query encoder already loaded serves
+            kb = old.reopen()
             diagnoser = Diagnoser(kb, feedback=self.feedback, repro=self.repro)
             if self.pool is None:
                 kb.embed_query("warm up")    # (workers open the new generation themselves, at their next diagnosis)

@@ -58,6 +58,14 @@ class KnowledgeBase:
     def open(cls, kb_dir: Path, settings: Settings) -> "KnowledgeBase":
         return cls(store.open_store(kb_dir), settings)
 
+    def reopen(self) -> "KnowledgeBase":
+        """The folder's live generation, opened beside this one. It shares this one's query encoder (seconds to
+        load) when both were embedded by the same model with the same encoder; else it loads its own."""
+        new = KnowledgeBase.open(self.path, self.settings)
+        if (new.manifest.get("model"), new.encoder) == (self.manifest.get("model"), self.encoder):
+            new._embedder = self._embedder
+        return new
+
     @property
     def path(self) -> Path:
         return self.store.kb_dir
