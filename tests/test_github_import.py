@@ -245,14 +245,7 @@ def test_a_new_report_of_a_resolved_failure_is_answered_with_the_thread(imported
     from kb.diagnose import Diagnoser
 
     fake, kb_dir, settings, report, waits = imported
-    # Thread #1's failure from another machine: other paths, line numbers, sizes and model.
-    text = """Traceback (most recent call last):
-  File "/mnt/jobs/qwen_sft/run.py", line 212, in main
-    model.load_state_dict(sd, strict=False)
-  File "/opt/conda/envs/py311/lib/python3.11/site-packages/torch/nn/modules/module.py", line 2153, in load_state_dict
-RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:
-	size mismatch for lm_head.weight: copying a param with shape torch.Size([152064, 3584]) from checkpoint, the shape in current model is torch.Size([0]).
-"""
+    text = QWEN          # thread #1's failure from another machine
     kb = KnowledgeBase.open(kb_dir, settings)
     try:
         diagnoser = Diagnoser(kb)

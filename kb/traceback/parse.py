@@ -523,10 +523,10 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
             if len(span) < 8:
                 continue
             found = L.locate_error(span)
-            if mark != "`" and not (found and L._exception_head(span)):
+            head = L._exception_head(span) if found else None
+            if mark != "`" and not head:
                 continue       # bold is emphasis too: only a typed message in it is an error line
             if found and found[0] not in ("frame",):
-                head = L._exception_head(span)
                 if head is not None and not head[1]:
                     continue
                 etype, msg = (head[0], (head[1] or "").strip()) if head else (None, span)
