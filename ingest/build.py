@@ -136,20 +136,32 @@ def _open_previous(kb_dir: Path, model: str, encoder: str,
     return prev, damaged
 
 
-def _reuse(prev: store.KBStore, doc_id: str, same_model: bool, vectors: np.ndarray) -> _Row:
-    origin, data = prev.conn.execute("SELECT origin, data FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
+@dataclass(frozen=True)
+class _Kept:
+    """A document of the live generation carried into the new one as it is, vectors included: its rows are copied
+    from the previous database chunk by chunk when the generation is written, never parsed into objects, so a large
+    KB that gains a few documents holds only those in memory (a tracker import rebuilds every 100 threads)."""
+
+    doc_id: str
+    origin: str
+
+
+def _reuse(prev: store.KBStore, doc_id: str, origin: str, same_model: bool) -> _Row | _Kept:
+    """A stored document for the new generation: kept as stored when its vectors stay valid, else read back whole so
+    that its chunks can be embedded again."""
+    if same_model:
+        return _Kept(doc_id, origin)
+    data, = prev.conn.execute("SELECT data FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
     rows = prev.conn.execute(
-        "SELECT row, chunk_id, ordinal, section, lang, text, tokens FROM chunks WHERE doc_id=? ORDER BY ordinal",
-        (doc_id,),
+        "SELECT chunk_id, ordinal, section, lang, text, tokens FROM chunks WHERE doc_id=? ORDER BY ordinal", (doc_id,),
     ).fetchall()
-    chunks = [Chunk(chunk_id=r[1], doc_id=doc_id, ordinal=r[2], section=r[3], lang=r[4], text=r[5]) for r in rows]
-    return _Row(
-        doc=Document.model_validate_json(data),
-        origin=origin,
-        chunks=chunks,
-        tokens=[list(map(sys.intern, r[6].split(" "))) if r[6] else [] for r in rows],   # one object per term
-        vectors=[np.array(vectors[r[0]]) if same_model else None for r in rows],
-    )
+    chunks = [Chunk(chunk_id=r[0], doc_id=doc_id, ordinal=r[1], section=r[2], lang=r[3], text=r[4]) for r in rows]
+    return _Row(doc=Document.model_validate_json(data), origin=origin, chunks=chunks,
+                tokens=[_split_tokens(r[5]) for r in rows], vectors=[None] * len(rows))
+
+
+def _split_tokens(stored: str | None) -> list[str]:
+    return list(map(sys.intern, stored.split(" "))) if stored else []    # one object per term
 
 
 def ingest(
@@ -246,9 +258,10 @@ def ingest(
             return report
 
         boilerplate = find_boilerplate([r.text for _, _, r in raws]) if todo else set()
-        rows: dict[str, _Row] = {}
+        rows: dict[str, _Row | _Kept] = {}
         for source in report.unchanged:
-            rows[source] = _reuse(prev, prev_by_source[source][0], same_model, prev_vectors)
+            doc_id, _, origin = prev_by_source[source]
+            rows[source] = _reuse(prev, doc_id, origin, same_model)
         for i, (source, origin, raw) in enumerate(todo):
             tick("extract", i + 1, len(todo))
             try:
@@ -264,9 +277,9 @@ def ingest(
             (report.updated if p.doc.source in prev_by_source else report.added).append(p.doc.source)
             rows[p.doc.source] = _Row(p.doc, p.origin, chunks, [tokenize(c.text) for c in chunks],
                                       [None] * len(chunks))
-        for source, (doc_id, _, _) in prev_by_source.items():
+        for source, (doc_id, _, origin) in prev_by_source.items():
             if source not in rows and source not in report.removed:
-                rows[source] = _reuse(prev, doc_id, same_model, prev_vectors)
+                rows[source] = _reuse(prev, doc_id, origin, same_model)
 
         if not rows:
             # Every file was skipped and there is no earlier KB: an index of nothing helps no one.
@@ -277,7 +290,7 @@ def ingest(
             return report
         _dedupe_doc_ids(rows)
         embedder = None
-        missing = [(r, j) for r in rows.values() for j, v in enumerate(r.vectors) if v is None]
+        missing = [(r, j) for r in rows.values() if isinstance(r, _Row) for j, v in enumerate(r.vectors) if v is None]
         if prev and same_model and missing:
             # A changed document often keeps most of its chunks: reuse vectors by chunk text.
             by_text = prev.chunk_rows_by_text_hash()
@@ -316,42 +329,54 @@ def ingest(
                 r.vectors[j] = v
             report.embedded = len(texts)
         dim = _dimension(rows, embedder, prev)
-        if prev:
-            prev.close()
 
         tick("index", 0, 1)
         gen = store.new_generation_dir(kb_dir)
         try:
-            _write_generation(gen, rows, settings, dim, TOKENIZER_VERSION, report, encoder)
+            _write_generation(gen, rows, prev, prev_vectors, settings, dim, TOKENIZER_VERSION, report, encoder)
         except BaseException:
             shutil.rmtree(gen, ignore_errors=True)   # no half-written generation is left behind (Ctrl-C included)
             raise
+        finally:
+            if prev:
+                prev.close()
         store.publish_generation(kb_dir, gen)
         tick("index", 1, 1)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _write_generation(gen: Path, rows: dict[str, _Row], settings: Settings, dim: int, tokenizer: str,
-                      report: IngestReport, encoder: str) -> None:
-    """Write the documents, chunks, vectors, both indexes and the manifest of a new generation into `gen`."""
+def _write_generation(gen: Path, rows: dict[str, _Row | _Kept], prev: store.KBStore | None, prev_vectors: np.ndarray,
+                      settings: Settings, dim: int, tokenizer: str, report: IngestReport, encoder: str) -> None:
+    """Write the documents, chunks, vectors, both indexes and the manifest of a new generation into `gen` (kept
+    documents straight from the previous generation's database and vectors)."""
     conn = store.create_database(gen)
     all_vectors: list[np.ndarray] = []
     all_tokens: list[list[str]] = []
+    insert_chunk = ("INSERT INTO chunks(row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens)"
+                    " VALUES (?,?,?,?,?,?,?,?,?)")
     with conn:
         for source in sorted(rows):
             r = rows[source]
+            if isinstance(r, _Kept):
+                content_hash, data = prev.conn.execute(
+                    "SELECT content_hash, data FROM documents WHERE doc_id=?", (r.doc_id,)).fetchone()
+                conn.execute("INSERT INTO documents(doc_id, source, content_hash, origin, data) VALUES (?,?,?,?,?)",
+                             (r.doc_id, source, content_hash, r.origin, data))
+                for row, *fields, tokens in prev.conn.execute(
+                        "SELECT row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens FROM chunks"
+                        " WHERE doc_id=? ORDER BY ordinal", (r.doc_id,)):
+                    conn.execute(insert_chunk, (len(all_vectors), *fields, tokens))
+                    all_vectors.append(prev_vectors[row])
+                    all_tokens.append(_split_tokens(tokens))
+                continue
             conn.execute(
                 "INSERT INTO documents(doc_id, source, content_hash, origin, data) VALUES (?,?,?,?,?)",
                 (r.doc.doc_id, source, r.doc.content_hash, r.origin, r.doc.model_dump_json()),
             )
             for c, toks, v in zip(r.chunks, r.tokens, r.vectors):
-                conn.execute(
-                    "INSERT INTO chunks(row, chunk_id, doc_id, ordinal, section, lang, text, text_hash, tokens)"
-                    " VALUES (?,?,?,?,?,?,?,?,?)",
-                    (len(all_vectors), c.chunk_id, r.doc.doc_id, c.ordinal, c.section, c.lang, c.text,
-                     _sha(c.text), " ".join(toks)),
-                )
+                conn.execute(insert_chunk, (len(all_vectors), c.chunk_id, r.doc.doc_id, c.ordinal, c.section, c.lang,
+                                            c.text, _sha(c.text), " ".join(toks)))
                 all_vectors.append(v)
                 all_tokens.append(toks)
     conn.close()
@@ -379,11 +404,14 @@ def _manifest_with_checksums(gen: Path, manifest: dict) -> dict:
     return {**manifest, store.CHECKSUMS: store.generation_checksums(gen)}
 
 
-def _dedupe_doc_ids(rows: dict[str, _Row]) -> None:
-    """Two sources can slug to the same id (a.md and a.txt): suffix the later ones so ids stay unique."""
-    taken: set[str] = set()
+def _dedupe_doc_ids(rows: dict[str, _Row | _Kept]) -> None:
+    """Two sources can slug to the same id (a.md and a.txt): a new document whose id is taken (by a kept one, or by a
+    new one earlier in source order) gets a suffix, so ids stay unique and a kept document's id never changes."""
+    taken = {r.doc_id for r in rows.values() if isinstance(r, _Kept)}
     for source in sorted(rows):
         r = rows[source]
+        if isinstance(r, _Kept):
+            continue
         doc_id = r.doc.doc_id
         if doc_id in taken:
             doc_id = f"{doc_id}-{_sha(source)[:6]}"
@@ -392,11 +420,11 @@ def _dedupe_doc_ids(rows: dict[str, _Row]) -> None:
         taken.add(doc_id)
 
 
-def _dimension(rows: dict[str, _Row], embedder, prev: store.KBStore | None) -> int:
+def _dimension(rows: dict[str, _Row | _Kept], embedder, prev: store.KBStore | None) -> int:
     if embedder is not None:
         return embedder.dim
     for r in rows.values():
-        for v in r.vectors:
+        for v in (r.vectors if isinstance(r, _Row) else []):
             if v is not None:
                 return int(v.shape[-1])
     return int(prev.manifest.get("dim", 384)) if prev else 384

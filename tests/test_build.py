@@ -162,3 +162,34 @@ def test_english_query_finds_the_chinese_zero3_seed(shared_dir, tmp_path, settin
     texts = [sc.chunk.text for d in kb.documents() for sc in kb.store.chunks_of(d)]
     assert not any("Kimi" in t or "GLM-4.7" in t for t in texts)
     kb.close()
+
+
+def test_kept_documents_are_copied_as_stored_and_keep_their_ids(corpus, tmp_path, settings):
+    """A later ingest copies unchanged documents from the live generation (rows, vectors, tokens) without re-reading
+    them; a new file whose id collides with a kept document's is the one that gets a suffix."""
+    kb_dir = tmp_path / "kb"
+    ingest([corpus], kb_dir, settings)
+    before = store.open_store(kb_dir)
+    kept = {c.chunk.chunk_id: (c.chunk.text, before.vectors()[c.row].copy()) for c in before.chunks_of("nccl_shm")}
+    before.close()
+    assert kept
+    # nccl_shm.html sorts before the kept nccl_shm.md and slugs to the same id.
+    (corpus / "nccl_shm.html").write_text("<html><body><h1>NCCL in a container</h1><pre>NCCL error: unhandled system "
+                                          "error</pre><p>Root cause: /dev/shm too small in the container; fix: "
+                                          "--shm-size=8g or --ipc=host.</p></body></html>\n")
+    again = ingest([corpus], kb_dir, settings)
+    assert again.added == ["nccl_shm.html"] and len(again.unchanged) == 3 and again.embedded > 0
+    after = store.open_store(kb_dir)
+    sources = {d.source: d.doc_id for d in after.documents().values()}
+    assert sources["nccl_shm.md"] == "nccl_shm"
+    assert sources["nccl_shm.html"].startswith("nccl_shm-")
+    for c in after.chunks_of("nccl_shm"):
+        text, vector = kept[c.chunk.chunk_id]
+        assert c.chunk.text == text
+        assert (after.vectors()[c.row] == vector).all()
+    rows = sorted(c.row for d in after.documents() for c in after.chunks_of(d))
+    assert rows == list(range(after.chunk_count())), "rows are renumbered densely in the new generation"
+    after.close()
+    kb = KnowledgeBase.open(kb_dir, settings)
+    assert kb.search("container /dev/shm too small for NCCL", top=2)[0].source.startswith("nccl_shm")
+    kb.close()
