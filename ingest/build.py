@@ -24,6 +24,7 @@ from kb.errors import BadInput, IndexCorrupt, IndexIncompatible, KBError
 from kb.index import dense, sparse, store
 from kb.index.embed import kb_encoder
 from kb.models import SCHEMA_VERSION, Chunk, Document
+from kb.traceback.signature import SIGNATURE_VERSION
 from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
 from ingest.extract import extract_document
@@ -392,6 +393,7 @@ def _write_generation(gen: Path, rows: dict[str, _Row | _Kept], prev: store.KBSt
         "dim": dim,
         "tokenizer": tokenizer,
         "extractor": EXTRACTOR_VERSION,
+        "signatures": SIGNATURE_VERSION,     # the rules the matcher will read this KB's error lines with
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "documents": len(rows),
         "chunks": len(all_vectors),

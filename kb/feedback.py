@@ -1,7 +1,9 @@
 """Feedback on answers ("wrong" / "fixed"), from GitHub `/triage` comments and Slack buttons, in one store.
 
 One vote per person, entry and error: a person's later vote on the same (entry, report signature) replaces their
-earlier one (the row is updated, not added to), so "fixed" after "wrong" takes the "wrong" back. Each vote carries
+earlier one. The error is named by `signature_ref` (a fixed-length digest of the signature key, kb.traceback), so a
+key shortened to fit somewhere (a Slack button value) is never what a veto is matched on; each row also keeps the
+signature rules' version it was given under (the row is updated, not added to), so "fixed" after "wrong" takes the "wrong" back. Each vote carries
 its scope (`github:owner/name`, `slack:<team id>`) and the voter's role (a GitHub author_association, or "issue
 author"). A pair marked wrong is not proposed again for that signature: by default only where it was said (the
 same repository or Slack workspace); a store opened with `scoped=False` lets every veto count everywhere.
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from kb.state import StateDB, Tx, as_state
+from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 
 Verdict = Literal["wrong", "fixed"]
 
@@ -43,6 +46,8 @@ _ADDED_COLUMNS = {
     "scope": "TEXT NOT NULL DEFAULT ''",       # github:owner/name, slack:<team>; '' when said nowhere in particular
     "role": "TEXT NOT NULL DEFAULT ''",        # why this person may vote (OWNER, MEMBER, ..., issue author)
     "updated_at": "{real} NOT NULL DEFAULT 0",   # when the vote last changed
+    "sig_ref": "TEXT NOT NULL DEFAULT ''",     # signature_ref of the error: what votes are matched on
+    "sig_version": "TEXT NOT NULL DEFAULT ''",   # SIGNATURE_VERSION when the vote was given
 }
 
 
@@ -59,6 +64,8 @@ class Feedback:
     scope: str = ""
     role: str = ""
     updated_at: float = 0.0
+    sig_ref: str = ""           # signature_ref(signature) unless given (a Slack button carries it)
+    sig_version: str = ""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -81,8 +88,15 @@ def _migrate(db: StateDB):
                 tx.execute("UPDATE feedback SET scope = ? WHERE id = ?", (_scope_of(source, ctx), row_id))
         if "updated_at" not in have:
             tx.execute("UPDATE feedback SET updated_at = created_at")
-        tx.execute('CREATE INDEX IF NOT EXISTS feedback_vote ON feedback(source, scope, "user", entry_id, signature)',
+        if "sig_ref" not in have:
+            # Rows written before refs named their error by its key text: the ref of that text. (A key a Slack
+            # button had cut gets the ref of the cut text, which never matched anything before either.)
+            for row_id, sig in tx.execute("SELECT id, signature FROM feedback").fetchall():
+                tx.execute("UPDATE feedback SET sig_ref = ? WHERE id = ?", (signature_ref(sig), row_id))
+        tx.execute("DROP INDEX IF EXISTS feedback_vote", None)
+        tx.execute('CREATE INDEX IF NOT EXISTS feedback_vote_ref ON feedback(source, scope, "user", entry_id, sig_ref)',
                    None)
+        tx.execute("CREATE INDEX IF NOT EXISTS feedback_ref ON feedback(sig_ref)", None)
 
     db.ensure(setup)
 
@@ -143,26 +157,28 @@ class FeedbackStore:
         now = time.time()
         fb.created_at = fb.created_at or now
         fb.updated_at = now
+        fb.sig_ref = fb.sig_ref or signature_ref(fb.signature)
+        fb.sig_version = fb.sig_version or SIGNATURE_VERSION
         context = json.dumps(fb.context, ensure_ascii=False)
-        vote = (fb.source, fb.scope, fb.user, fb.entry_id, fb.signature)
+        vote = (fb.source, fb.scope, fb.user, fb.entry_id, fb.sig_ref)
         with self.db.transaction(write=True) as tx:
             # Look and write in one step, also across processes and replicas: in PostgreSQL two first votes of one
             # person could otherwise both insert, so the vote's name is locked for the transaction.
             tx.lock("feedback:" + json.dumps(vote))
             row = tx.execute(
                 'SELECT id, created_at FROM feedback WHERE source = ? AND scope = ? AND "user" = ? AND entry_id = ?'
-                " AND signature = ? ORDER BY id DESC LIMIT 1", vote,
+                " AND sig_ref = ? ORDER BY id DESC LIMIT 1", vote,
             ).fetchone()
             if row is not None:
-                tx.execute("UPDATE feedback SET verdict = ?, context = ?, role = ?, updated_at = ? WHERE id = ?",
-                           (fb.verdict, context, fb.role, fb.updated_at, row[0]))
+                tx.execute("UPDATE feedback SET verdict = ?, context = ?, role = ?, updated_at = ?, sig_version = ?"
+                           " WHERE id = ?", (fb.verdict, context, fb.role, fb.updated_at, fb.sig_version, row[0]))
                 fb.id, fb.created_at = row[0], row[1]
             else:
                 fb.id = tx.execute(
                     'INSERT INTO feedback (created_at, source, "user", entry_id, signature, verdict, context, scope,'
-                    " role, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    " role, updated_at, sig_ref, sig_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (fb.created_at, fb.source, fb.user, fb.entry_id, fb.signature, fb.verdict, context, fb.scope,
-                     fb.role, fb.updated_at),
+                     fb.role, fb.updated_at, fb.sig_ref, fb.sig_version),
                 ).fetchone()[0]
         return fb
 
@@ -170,21 +186,22 @@ class FeedbackStore:
         """Votes, the most recently given or changed first."""
         if self.db is None:
             return []
-        sql = ('SELECT id, created_at, source, "user", entry_id, signature, verdict, context, scope, role, updated_at'
-               " FROM feedback ORDER BY updated_at DESC, id DESC")
+        sql = ('SELECT id, created_at, source, "user", entry_id, signature, verdict, context, scope, role, updated_at,'
+               " sig_ref, sig_version FROM feedback ORDER BY updated_at DESC, id DESC")
         with self.db.transaction() as tx:
             rows = tx.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
         return [Feedback(id=r[0], created_at=r[1], source=r[2], user=r[3], entry_id=r[4], signature=r[5],
-                         verdict=r[6], context=json.loads(r[7]), scope=r[8], role=r[9], updated_at=r[10])
+                         verdict=r[6], context=json.loads(r[7]), scope=r[8], role=r[9], updated_at=r[10],
+                         sig_ref=r[11], sig_version=r[12])
                 for r in rows]
 
     def rejected(self, signature: str) -> dict[str, str]:
-        """Entries marked wrong for this signature and not taken back: entry_id -> who said so."""
+        """Entries marked wrong for this signature (its key) and not taken back: entry_id -> who said so."""
         if self.db is None:
             return {}
         scope = getattr(self._where, "scope", None)
-        sql = 'SELECT entry_id, "user", verdict, source, scope FROM feedback WHERE signature = ?'
-        args: tuple = (signature,)
+        sql = 'SELECT entry_id, "user", verdict, source, scope FROM feedback WHERE sig_ref = ?'
+        args: tuple = (signature_ref(signature),)
         if self.scoped and scope is not None:
             sql += " AND scope = ?"
             args += (scope,)

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from kb.traceback.signature import SIGNATURE_VERSION
+
 log = logging.getLogger(__name__)
 
 _HERE = Path(__file__).resolve().parent
@@ -24,11 +26,8 @@ _HERE = Path(__file__).resolve().parent
 
 @lru_cache(maxsize=1)
 def rules_hash() -> str:
-    """A hash of the code a profile depends on."""
-    h = hashlib.sha256()
-    for path in sorted((_HERE / "traceback").glob("*.py")) + [_HERE / "match.py"]:
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    """A hash of the code a profile depends on: the signature rules (their version) and the matcher's profiling."""
+    h = hashlib.sha256(SIGNATURE_VERSION.encode() + b"\0" + (_HERE / "match.py").read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -16,6 +16,7 @@ from kb.config import Settings
 from kb.errors import IndexCorrupt, IndexIncompatible, IndexNotFound
 from kb.index.hybrid import KnowledgeBase
 from kb.models import SCHEMA_VERSION
+from kb.traceback.signature import SIGNATURE_VERSION
 from kb.index import store
 from ingest.build import ingest
 
@@ -73,6 +74,7 @@ def test_new_extraction_code_re_extracts_every_document_without_re_embedding(cor
     kb_dir = tmp_path / "kb"
     first = ingest([corpus], kb_dir, settings)
     assert store.open_store(kb_dir).manifest["extractor"] == build.EXTRACTOR_VERSION
+    assert store.open_store(kb_dir).manifest["signatures"] == SIGNATURE_VERSION
     monkeypatch.setattr(build, "EXTRACTOR_VERSION", "extract:other")
     again = ingest([corpus], kb_dir, settings)
     assert sorted(again.updated) == sorted(first.added) and not again.unchanged

@@ -91,7 +91,7 @@ def test_opened_issue_with_a_known_traceback_gets_one_comment_and_the_label(serv
 
     [comment] = fake.bot_comments(REPO, 1)
     body = comment["body"]
-    assert body.startswith("<!-- triage-kb entry=zero3_load sig=")
+    assert body.startswith("<!-- triage-kb entry=zero3_load ref=ref:")
     for part in ("resuming under ZeRO-3", "Root cause", "GatheredParameters", "verified by the reporter",
                  "your line: ", "source `zero3_load.md`", "/triage wrong", "/triage fixed"):
         assert part in body
@@ -114,7 +114,7 @@ def test_a_chinese_issue_is_answered_in_chinese(cache_dir, tmp_path, fake):
         assert resp.status_code == 202 and processed(srv, did)[0] == "done"
     [comment] = fake.bot_comments(REPO, 31)
     body = comment["body"]
-    assert body.startswith("<!-- triage-kb entry=zero3_load sig=")
+    assert body.startswith("<!-- triage-kb entry=zero3_load ref=ref:")
     for part in ("triage-kb：这看起来是一个已知问题", "**根因**", "**修复方法**", "已由报告者验证", "GatheredParameters",
                  "/triage wrong"):
         assert part in body, part

@@ -29,6 +29,8 @@ from bot.slack.verify import repro_verifier
 from kb.config import Settings
 from kb.index.hybrid import KnowledgeBase
 from kb.models import Diagnosis, MatchOut, QueryOut
+from kb.traceback.parse import parse_report
+from kb.traceback.signature import signature_of_event, signature_ref
 from tests.fakes.slack_api import BOT_ID, BOT_USER, TEAM, FakeSlack
 from tests.service_support import REPORTS, ROOT, LiveServer, live_app, wait_until
 
@@ -237,6 +239,20 @@ def test_message_shortcut_answers_in_the_thread_of_that_message(service, fake):
     assert entry_of(post_call.args["blocks"]) == "lfs_pointer_zh"
 
 
+def click_button(service, fake, user: str, button: dict, blocks: list[dict], answer_ts: str, parent: str,
+                 text: str) -> None:
+    """`user` clicks `button` of the bot's answer (`answer_ts`, in the thread of `parent`)."""
+    resp = interactive(service, {
+        "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user, "username": user.lower()},
+        "api_app_id": "A0TRIAGE", "trigger_id": "1.2.3", "response_url": fake.response_url("click"),
+        "container": {"type": "message", "message_ts": answer_ts, "channel_id": CHANNEL, "is_ephemeral": False},
+        "channel": {"id": CHANNEL}, "message": {"type": "message", "ts": answer_ts, "thread_ts": parent,
+                                                "text": text, "blocks": blocks},
+        "actions": [{**button, "block_id": "triage_feedback", "action_ts": f"{time.time():.6f}"}],
+    })
+    assert resp.status_code == 200
+
+
 def test_feedback_buttons_are_recorded_and_shown_on_the_message(cache_dir, service, fake):
     parent = fake.add_thread(CHANNEL, [{"user": "UBOB", "text": ZERO3}])
     mention(service, parent)
@@ -245,15 +261,7 @@ def test_feedback_buttons_are_recorded_and_shown_on_the_message(cache_dir, servi
     buttons = next(b for b in answer.args["blocks"] if b["type"] == "actions")["elements"]
 
     def click(user: str, button: dict, blocks: list[dict]) -> None:
-        resp = interactive(service, {
-            "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user, "username": user.lower()},
-            "api_app_id": "A0TRIAGE", "trigger_id": "1.2.3", "response_url": fake.response_url("click"),
-            "container": {"type": "message", "message_ts": answer_ts, "channel_id": CHANNEL, "is_ephemeral": False},
-            "channel": {"id": CHANNEL}, "message": {"type": "message", "ts": answer_ts, "thread_ts": parent,
-                                                    "text": answer.args["text"], "blocks": blocks},
-            "actions": [{**button, "block_id": "triage_feedback", "action_ts": f"{time.time():.6f}"}],
-        })
-        assert resp.status_code == 200
+        click_button(service, fake, user, button, blocks, answer_ts, parent, answer.args["text"])
 
     click("UALICE", buttons[0], answer.args["blocks"])
     [update] = fake.wait_for("chat.update")
@@ -304,8 +312,30 @@ def test_feedback_buttons_are_recorded_and_shown_on_the_message(cache_dir, servi
         ("UDAVE", "fixed", "zero3_load", "slack", f"slack:{TEAM}"), ("UALICE", "fixed", "zero3_load", "slack",
                                                                      f"slack:{TEAM}")]
     assert set(listed[0]) == {"id", "created_at", "source", "user", "entry_id", "signature", "verdict", "context",
-                              "scope", "role", "updated_at"}
+                              "scope", "role", "updated_at", "sig_ref", "sig_version"}
+    assert listed[0]["sig_ref"] == json.loads(buttons[0]["value"])["ref"] and listed[0]["sig_version"].startswith("sig:")
     assert listed[0]["signature"] == signature_in_button and listed[0]["context"]["channel"] == CHANNEL
+
+
+def test_not_it_vetoes_even_when_the_reports_signature_is_too_long_for_a_button(service, fake):
+    """The longest bundled example's signature (a whole state-dict key list) does not fit a button value: the button
+    carries its ref, so the veto still applies to the next report of that error."""
+    report = (ROOT / "examples" / "repro_zero3_size0_load.txt").read_text()
+    key = signature_of_event(parse_report(report).primary).key
+    parent = fake.add_thread(CHANNEL, [{"user": "UBOB", "text": report}])
+    mention(service, parent)
+    [answer] = fake.wait_for("chat.postMessage")
+    assert entry_of(answer.args["blocks"]) == "zero3_load"
+    answer_ts = next(ts for (ch, ts) in fake.messages if ch == CHANNEL)
+    not_it = next(b for b in answer.args["blocks"] if b["type"] == "actions")["elements"][1]
+    carried = json.loads(not_it["value"])
+    assert len(carried["signature"]) < len(key) and carried["ref"] == signature_ref(key)
+    click_button(service, fake, "UDAVE", not_it, answer.args["blocks"], answer_ts, parent, answer.args["text"])
+    fake.wait_for("chat.update")
+    again = fake.add_thread(CHANNEL, [{"user": "UBOB", "text": report}])
+    mention(service, again)
+    later = fake.wait_for("chat.postMessage", 2)[1]
+    assert entry_of(later.args["blocks"]) != "zero3_load"
 
 
 # --- what is refused, and what goes wrong -------------------------------------------------------------------------

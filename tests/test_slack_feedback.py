@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from bot.cli import main
 from kb.feedback import Feedback, FeedbackStore
 from kb.state import STATE_FILE
+from kb.traceback.signature import signature_ref
 
 
 def _run(*args: str):
@@ -107,6 +108,7 @@ def test_a_state_file_from_before_scopes_and_roles_is_migrated_in_place(tmp_path
     assert set(rows) == {1, 2, 3}     # nothing dropped
     assert rows[1].scope == "github:acme/trainer" and rows[1].updated_at == 100.0
     assert rows[2].scope == rows[3].scope == "slack:T1"
+    assert rows[1].sig_ref == signature_ref("S") and rows[1].sig_version == ""   # given before versions were kept
     with store.answering_in("github:acme/trainer"):
         assert set(store.rejected("S")) == {"nccl_shm"}
     with store.answering_in("slack:T1"):

@@ -1,4 +1,6 @@
 """Signatures: templates keep the discriminating literals, facts tell look-alikes apart, similarity explains itself."""
+from pathlib import Path
+
 import pytest
 
 from kb.traceback.facts import FACTS, shape_relation
@@ -6,8 +8,9 @@ from kb.traceback.frames import locate_file, reduce_frames
 from kb.traceback.models import Frame
 from kb.traceback.parse import parse_report
 from kb.match import SIG_ACCEPT
-from kb.traceback.signature import (SIGNATURE_VERSION, hard_conflicts, make_signature, related_types, signature_of_event, signature_of_line,
-                                    similarity)
+from kb.traceback import signature as signature_module
+from kb.traceback.signature import (SIGNATURE_VERSION, hard_conflicts, make_signature, related_types, rules_version,
+                                    signature_of_event, signature_of_line, signature_ref, similarity)
 
 SM = ("size mismatch for {p}: copying a param with shape torch.Size([{ck}]) from checkpoint, "
       "the shape in current model is torch.Size([{cur}]).")
@@ -17,9 +20,24 @@ def sm(p="model.embed_tokens.weight", ck="32008, 4096", cur="32000, 4096"):
     return signature_of_line(SM.format(p=p, ck=ck, cur=cur))
 
 
-def test_version_constant():
-    assert SIGNATURE_VERSION == "sig:v1"
+def test_the_version_is_derived_from_the_rule_files_and_changes_with_any_of_them(tmp_path):
+    rules = sorted(Path(signature_module.__file__).resolve().parent.glob("*.py"))
+    assert len(rules) > 3 and SIGNATURE_VERSION == rules_version(rules)
     assert sm().version == SIGNATURE_VERSION
+    copies = []
+    for path in rules:
+        copies.append(tmp_path / path.name)
+        copies[-1].write_bytes(path.read_bytes())
+    assert rules_version(copies) == SIGNATURE_VERSION
+    copies[0].write_bytes(copies[0].read_bytes() + b"\n")
+    assert rules_version(copies) != SIGNATURE_VERSION
+
+
+def test_a_signature_ref_has_one_length_and_names_the_whole_key():
+    short, long_ = signature_ref("KeyError: 'x'"), signature_ref("KeyError: " + "x" * 5000)
+    assert len(short) == len(long_) < 40 and short != long_
+    assert signature_ref("KeyError: " + "x" * 4999) != long_
+    assert sm().ref == signature_ref(sm().key)
 
 
 @pytest.mark.parametrize(

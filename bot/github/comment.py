@@ -1,7 +1,7 @@
 """The bot's issue comment: Markdown for a Diagnosis, and the hidden marker that finds (and explains) it later.
 
-The marker is the comment's first line: `<!-- triage-kb entry=<id> sig=<signature> -->`, values percent-encoded
-(so `-->` can never occur inside). It lets the bot find its own comment to edit in place, ignore its own comments
+The marker is the comment's first line: `<!-- triage-kb entry=<id> ref=<signature ref> sig=<signature> -->`, values
+percent-encoded (so `-->` can never occur inside); the ref (kb.traceback.signature_ref) is what feedback matches on. It lets the bot find its own comment to edit in place, ignore its own comments
 as reports, and know which entry and report signature a `/triage wrong` reply is about.
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote
 from kb.evidence import ENTRY_LINE, YOUR_LINE, verified_first
 from kb.messages import msg
 from kb.models import Diagnosis, Document, FixOut, IssueOut
+from kb.traceback.signature import signature_ref
 
 MARKER_PREFIX = "<!-- triage-kb"
 _MARKER = re.compile(r"<!-- triage-kb(?P<attrs>[^>]*?)-->")
@@ -27,6 +28,7 @@ FEEDBACK_HELP = msg("gh_feedback_help")
 class Marker:
     entry_id: str
     signature: str
+    ref: str          # the signature's ref (a marker written before refs: the ref of its signature text)
 
 
 def has_marker(text: str | None) -> bool:
@@ -38,7 +40,8 @@ def parse_marker(text: str) -> Marker | None:
     if m is None:
         return None
     attrs = {k: unquote(v) for k, v in _ATTR.findall(m.group("attrs"))}
-    return Marker(entry_id=attrs.get("entry", ""), signature=attrs.get("sig", ""))
+    signature = attrs.get("sig", "")
+    return Marker(entry_id=attrs.get("entry", ""), signature=signature, ref=attrs.get("ref") or signature_ref(signature))
 
 
 def feedback_command(text: str | None) -> str | None:
@@ -48,7 +51,8 @@ def feedback_command(text: str | None) -> str | None:
 
 
 def marker(entry_id: str, signature: str) -> str:
-    return f"{MARKER_PREFIX} entry={quote(entry_id, safe='')} sig={quote(signature, safe='')} -->"
+    return (f"{MARKER_PREFIX} entry={quote(entry_id, safe='')} ref={signature_ref(signature)} "
+            f"sig={quote(signature, safe='')} -->")
 
 
 def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | None = None) -> str:

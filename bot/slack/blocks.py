@@ -12,6 +12,7 @@ import re
 from kb.evidence import verified_first
 from kb.messages import msg
 from kb.models import Diagnosis, MatchOut
+from kb.traceback.signature import signature_ref
 
 SECTION_MAX = 3000
 HEADER_MAX = 150
@@ -173,13 +174,13 @@ def _report_line(diag: Diagnosis) -> str:
 
 
 def feedback_value(entry_id: str, signature: str) -> str:
-    """The button value: the entry and the report's signature, so a click can be recorded without a lookup.
+    """The button value: the entry and the report's signature, so a click can be recorded without a lookup. The
+    signature is named by its ref (fixed length: kb.traceback.signature_ref), which is what the vote is matched on;
+    its text rides along for people reading the vote, shortened to what fits."""
+    ref = signature_ref(signature)
 
-    A signature too long for the value is shortened (the longest prefix that fits once JSON-escaped); the
-    shortened form is then what the feedback row carries.
-    """
     def value(keep: int) -> str:
-        return json.dumps({"entry": entry_id, "signature": signature[:keep]}, ensure_ascii=False)
+        return json.dumps({"entry": entry_id, "ref": ref, "signature": signature[:keep]}, ensure_ascii=False)
 
     lo, hi = 0, len(signature)
     while lo < hi:
@@ -191,9 +192,11 @@ def feedback_value(entry_id: str, signature: str) -> str:
     return value(lo)
 
 
-def parse_feedback_value(value: str) -> tuple[str, str]:
+def parse_feedback_value(value: str) -> tuple[str, str, str]:
+    """(entry id, signature text as carried, signature ref). A button sent before refs has no ref: the text's."""
     data = json.loads(value)
-    return data["entry"], data["signature"]
+    signature = data["signature"]
+    return data["entry"], signature, data.get("ref") or signature_ref(signature)
 
 
 def feedback_actions(entry_id: str, signature: str, lang: str = "en") -> dict:

@@ -8,16 +8,20 @@ Facts (`kb.traceback.facts`) are read from the raw message before templating; th
 must drop but that tell look-alike failures apart (which side of a size mismatch is 0, the byte of an invalid
 load key, the op of a device mismatch, ...).
 
-Bump `SIGNATURE_VERSION` whenever a rule changes what a template or a fact looks like: stored signatures of the
-knowledge base are only comparable with signatures made by the same version.
+`SIGNATURE_VERSION` is derived from the rules themselves (the code of this package, which holds the tables): any
+change to them is a new version, with no constant to forget to bump. It is written into each KB's manifest and each
+feedback row. Feedback, Slack buttons and GitHub markers name a signature by `signature_ref`, a fixed-length digest
+of its key, never by a key cut to fit.
 """
 from __future__ import annotations
 
 import builtins
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable, Final
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,7 +31,24 @@ from kb.traceback.frames import reduce_frames
 from kb.traceback.lines import _exception_head
 from kb.traceback.models import ErrorEvent
 
-SIGNATURE_VERSION: Final = "sig:v1"
+
+
+def rules_version(files: list[Path]) -> str:
+    """A version naming exactly these rule files' contents."""
+    h = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.name):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return "sig:" + h.hexdigest()[:12]
+
+
+SIGNATURE_VERSION: Final = rules_version(list(Path(__file__).resolve().parent.glob("*.py")))
+
+
+def signature_ref(key: str) -> str:
+    """A fixed-length name for a signature key (`Signature.key`), for places with a size limit or a veto to match:
+    feedback rows, Slack button values, GitHub markers."""
+    return "ref:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+
 MAX_MESSAGE: Final = 4000        # longer messages are cut before templating (a note goes into steps)
 
 
@@ -48,6 +69,10 @@ class Signature(BaseModel):
     def key(self) -> str:
         """The one-line form people see (`query.signature`), and what feedback is keyed by."""
         return f"{self.exc_type}: {self.template}" if self.exc_type else self.template
+
+    @property
+    def ref(self) -> str:
+        return signature_ref(self.key)
 
 
 # ----------------------------------------------------------------------------------------------------------------
