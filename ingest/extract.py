@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from kb.lang import detect_langs
 from kb.models import Document, Fix, Section, VerifiedBy
-from kb.traceback.lines import classify_line, embedded_errors, find_error_lines, quoted_output
+from kb.traceback.lines import classify_line, embedded_errors, find_error_lines, output_message, quoted_output
 
 from ingest.clean import clean_text
 from ingest.read import RawDocument
@@ -522,6 +522,32 @@ def find_all_error_lines(text: str) -> list[str]:
     return sorted(found + extra, key=lambda e: (text.find(e) if text.find(e) >= 0 else len(text)))
 
 
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
+
+
+def symptom_output(sections: list[Section]) -> list[str]:
+    """When no rule finds an error line in a postmortem, what its symptom section shows in a code block is what
+    failed, even when it is said without an error word (`... is larger than the maximum number of tokens ...`,
+    `Lock file exists in build directory: ...`): per block, its last line that reads as a message (a program prints
+    its failure last; commands, code and settings are not messages)."""
+    out: list[str] = []
+    for sec in sections:
+        if sec.kind != "symptoms":
+            continue
+        lines = sec.text.split("\n")
+        last = None
+        for line, in_code in zip(lines, fence_mask(lines)):
+            if _FENCE_LINE.match(line) or not in_code:
+                if last and last not in out:
+                    out.append(last)
+                last = None
+            elif (msg := output_message(line)) is not None:
+                last = msg
+        if last and last not in out:
+            out.append(last)
+    return out[:3]
+
+
 def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | frozenset[str] = frozenset()) -> Document:
     """Extract a `Document` from one read file.
 
@@ -544,7 +570,7 @@ def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | froz
     title, rest = split_title(body)
     sections = split_sections(rest)
     fields = fields_from_sections(sections)
-    error_lines = find_all_error_lines(rest)     # the title paraphrases the error; the text quotes it
+    error_lines = find_all_error_lines(rest) or symptom_output(sections)   # the title paraphrases the error
     if not title:
         title = error_lines[0][:150] if error_lines else re.sub(r"[_-]+", " ", doc_id_from_source(source))
 

@@ -42,7 +42,8 @@ _EN: dict[SectionKind, str] = {
                 "observed behavior|observed behaviour|actual behavior|actual behaviour|expected behavior|"
                 "expected behaviour|what happened|description|bug description|issue description|"
                 "problem description|traceback|stack trace|logs|log|reproduction|steps to reproduce|"
-                "to reproduce|repro|failure|the error|the problem|what we saw",
+                "to reproduce|repro|failure|the error|the problem|what we saw|what you see|what you will see|"
+                "what it looks like|how it shows up",
     "environment": "environment|env|system info|system information|versions|version info|setup|"
                    "configuration|hardware|software|platform",
     "root_cause": "root cause|root causes|root-cause|root cause analysis|cause|causes|the cause|analysis|"

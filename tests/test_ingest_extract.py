@@ -246,6 +246,16 @@ def test_github_issue():
     assert "transformers 4.31.0" in doc.versions
 
 
+def test_a_symptom_block_said_without_an_error_word_is_the_error_line():
+    """When no rule finds an error line, the symptom section's printed output is what failed: the last message of
+    each code block (not the command, not the counters above it), in either language's section names."""
+    en = _doc("symptom_output_without_error_word_en.md")
+    assert en.error_lines == ["The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+                              "stored in KV cache (23648)."]
+    zh = _doc("symptom_hang_lock_file_zh.md")
+    assert zh.error_lines[-1] == "Lock file exists in build directory: '/home/u/.cache/torch_extensions/py38_cu118/fused/lock'"
+
+
 def test_document_without_headings_uses_sentence_cues():
     doc = _doc("no_headings_en.txt")
     assert doc.title == "Loss becomes NaN after a few hundred steps in fp16"

@@ -537,6 +537,21 @@ def output_failure(line: str) -> str | None:
     return cleaned if said_failure(cleaned) else None
 
 
+def output_message(line: str) -> str | None:
+    """A line of tool output that reads as a message in words (`Lock file exists in build directory: '...'`), with
+    or without a failure word: the cleaned line, or None. Only for output a postmortem shows as its symptom, where
+    the writer put it because it is what failed."""
+    cleaned = clean_line(line)
+    if (not cleaned or cleaned.startswith(("- ", "* ", "...", ">")) or _BOILERPLATE.match(cleaned)
+            or _CJK.search(cleaned) or _ADVICE.match(cleaned)):
+        return None
+    kind = _classify_clean(cleaned)
+    if kind is not None:
+        return None
+    return cleaned if (len(_WORD.findall(cleaned)) >= 4 and _NOT_MESSAGE.search(cleaned) is None
+                       and not _CODE.match(cleaned) and not _FRAME.match(cleaned)) else None
+
+
 # The advice a library prints after its failure message (`Please run ...`, `In some cases, a minor-version mismatch
 # will not cause later errors`): part of the message above it, not a failure of its own.
 _ADVICE = re.compile(r"^(?:Please|If|You|For|In|Maybe|Try|To|See|Note|This|Consider|Alternatively|Otherwise|When|"
