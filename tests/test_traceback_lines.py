@@ -5,6 +5,7 @@ import pytest
 
 import kb.traceback.lines as L
 from kb.traceback.lines import classify_line, clean_line, find_error_lines
+from kb.traceback.signature import signature_of_line
 
 CLASSIFY_CASES = [
     ("RuntimeError: shape '[4, 2]' is invalid for input of size 6", "exception"),
@@ -181,3 +182,25 @@ def test_bold_spans_are_marked_and_an_unclosed_bold_is_not():
     assert ("**", "got ", "KeyError: 'x'") in spans
     assert ("`", "got **KeyError: 'x'** and ", "ValueError: y") in spans
     assert len(spans) == 2
+
+
+@pytest.mark.parametrize("line,command", [
+    ("bash: llamafactory-cli: command not found", "llamafactory-cli"),
+    ("/bin/sh: 1: nvcc: not found", "nvcc"),
+    ("bash: line 1: /usr/local/cuda/bin/nvcc: No such file or directory", None),   # another failure: a path
+    ("zsh: command not found: torchrun", "torchrun"),
+    ("deepspeed: command not found", "deepspeed"),
+    ("'llamafactory-cli' is not recognized as an internal or external command,", "llamafactory-cli"),
+    ("'swift' 不是内部或外部命令，也不是可运行的程序", "swift"),
+    ("xtuner : The term 'xtuner' is not recognized as the name of a cmdlet, function, script file, or operable "
+     "program.", "xtuner"),
+    ("llamafactory-cli : 无法将“llamafactory-cli”项识别为 cmdlet、函数、脚本文件或可运行程序的名称。", "llamafactory-cli"),
+    ("I ran it and the command not found error came back", None),
+])
+def test_a_shell_that_cannot_find_the_command_is_an_error_line_naming_it(line, command):
+    """Each shell says it in its own words; they are one failure, and the command is the fact that tells them apart
+    (kb.traceback.facts `command.missing`)."""
+    assert L.missing_command(line) == command
+    if command:
+        assert classify_line(line) == "log"
+        assert signature_of_line(line).facts["command.missing"] == command

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Final
 
+from kb.traceback.lines import missing_command
+
 
 @dataclass(frozen=True)
 class FactSpec:
@@ -92,6 +94,8 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("import.module", "the missing module or package, lower-case: `No module named 'x'`, `cannot import "
              "name 'y' from 'x'`, `requires the X library`, `need to have x installed`", hard=True),
     FactSpec("import.name", "name in `cannot import name 'y'`", hard=False),
+    FactSpec("command.missing", "the command a shell could not find (`bash: x: command not found`, cmd.exe's and "
+             "PowerShell's `not recognized`, in English or Chinese), lower-case without its directory", hard=True),
     FactSpec("import.undefined_symbol", "namespace of an undefined C++ symbol (torch for at::/c10::/torch::, else "
              "the first namespace)", hard=False),
     FactSpec("key.value", "the key of a `KeyError` / `Unrecognized ... model type`", hard=False),
@@ -568,6 +572,9 @@ def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     m = _ATTR.search(msg)
     if m:
         facts["attribute.name"] = m.group("a")
+    cmd = missing_command(msg)
+    if cmd:
+        facts["command.missing"] = cmd
     if _AMPERE.search(msg):
         facts["hw.requirement"] = "ampere"
     return facts, _hint("names:", facts)

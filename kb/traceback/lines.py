@@ -320,6 +320,30 @@ _CODE = re.compile(r"^(?:raise|return|assert|except|elif|if|def|class|import|fro
 # A logger prefix with nothing after it (`WARNING:torch.distributed.run:`).
 _EMPTY_LOG = re.compile(r"^(?:WARNING|INFO|ERROR|DEBUG):[\w.]{1,120}:$")
 
+# A shell that cannot find the command it was asked to run, in each shell's words (bash, sh, zsh, cmd.exe, PowerShell,
+# the last two also in Chinese Windows): the command is group `cmd` of whichever alternative matched.
+MISSING_COMMAND = re.compile(
+    r"""^(?:
+        (?:[\w/.-]{0,40}/)?(?:ba|z|k|da|fi)?sh:\ (?:line\ \d{1,6}:\ |\d{1,6}:\ )?(?P<c1>[^\s:'"]{1,120}):\ (?:command\ )?not\ found
+      | zsh:\ command\ not\ found:\ (?P<c2>\S{1,120})
+      | (?P<c3>[\w./+-]{1,120}):\ command\ not\ found
+      | '(?P<c4>[^'\n]{1,120})'\ (?:is\ not\ recognized\ as\ an\ internal\ or\ external\ command|不是内部或外部命令)
+      | (?:\S{1,120}\ :\ )?(?:The\ term\ '(?P<c5>[^'\n]{1,120})'\ is\ not\ recognized\ as\ (?:the\ )?name\ of\ a\ cmdlet
+                               |无法将[“"](?P<c6>[^”"\n]{1,120})[”"]项识别为\ ?cmdlet)
+    )""",
+    re.X,
+)
+
+
+def missing_command(line: str) -> str | None:
+    """The command a shell could not find, lower-case without its directory, when `line` says so."""
+    m = MISSING_COMMAND.match(line.strip())
+    if m is None:
+        return None
+    cmd = next(g for g in m.groups() if g)
+    return cmd.replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+
 # Line starts that mark tool output whatever words follow; such lines are never vetoed as prose.
 _STRONG_START = re.compile(
     r"^(?:terminate\ called|what\(\):|Exception\ raised\ from|Segmentation\ fault|Bus\ error|Fatal\ Python\ error"
@@ -373,6 +397,8 @@ def _classify_clean(line: str) -> str | None:
     head = _exception_head(line)
     anchored = (head is not None or _STATE_DICT_DETAIL.match(line) is not None or _STRONG_START.match(line) is not None
                 or _KNOWN_MESSAGE.match(line) is not None)
+    if MISSING_COMMAND.match(line):
+        return "log"
     if not anchored and (_CODE.match(line) or looks_like_prose(line)):
         return None
     if _LAUNCHER.search(line):
