@@ -105,9 +105,24 @@ def _from_ipython(text: str, notes: list[str]) -> str:
         return text                                   # a plain Python traceback, or none: nothing to rewrite
     out: list[str] = []
     inside = False
+    pending: str | None = None       # the type the header named, until its exception line is seen
+    end = 0                          # where in `out` the open traceback's last line went
+
+    def close_cut() -> None:
+        # IPython names the type in its header, so a paste cut before the exception line still says what was raised
+        nonlocal pending
+        if pending:
+            out.insert(end, f"{pending}:")
+            notes.append(f"IPython traceback cut before its exception line; its header names {pending}")
+            pending = None
+
     for raw in text.splitlines():
         head, frame, cell = _IPY_HEAD.match(raw), _IPY_FRAME.match(raw), _IPY_CELL.match(raw)
+        if pending and re.match(rf"\s*{re.escape(pending)}\s?:", raw):
+            pending = None
         if head:
+            close_cut()
+            pending = raw.split()[0]
             inside = True
             out.append("Traceback (most recent call last):")
         elif cell:
@@ -127,6 +142,9 @@ def _from_ipython(text: str, notes: list[str]) -> str:
             if raw.strip() and not raw.startswith(" "):
                 inside = False
             out.append(raw)
+        if inside:
+            end = len(out)
+    close_cut()
     notes.append("read an IPython/Jupyter traceback")
     return "\n".join(out)
 
