@@ -35,7 +35,7 @@ from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import documents_error, parse_report
-from kb.traceback.signature import (Signature, divergence, hard_conflicts, signature_of_event,
+from kb.traceback.signature import (SIG_ACCEPT, Signature, divergence, hard_conflicts, signature_of_event,
                                     signature_of_line, similarity, values_agree, with_oom_phase)
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
@@ -74,7 +74,6 @@ RETRIEVE_DEPTH = 256     # chunks each retriever returns
 POOL_PER_RETRIEVER = 40  # on a big KB, the entries each retriever brings up that get scored
 PROFILE_CACHE_MAX = 20_000
 
-SIG_ACCEPT = 0.72        # a signature this close explains the report's error
 SIG_RELATED = 0.45       # below this an entry is not about the report's error at all
 
 

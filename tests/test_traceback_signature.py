@@ -7,10 +7,9 @@ from kb.traceback.facts import FACTS, shape_relation
 from kb.traceback.frames import locate_file, reduce_frames
 from kb.traceback.models import Frame
 from kb.traceback.parse import parse_report
-from kb.match import SIG_ACCEPT
 from kb.traceback import signature as signature_module
-from kb.traceback.signature import (SIGNATURE_VERSION, hard_conflicts, make_signature, related_types, rules_version,
-                                    signature_of_event, signature_of_line, signature_ref, similarity)
+from kb.traceback.signature import (SIG_ACCEPT, SIGNATURE_VERSION, hard_conflicts, make_signature, related_types,
+                                    rules_version, signature_of_event, signature_of_line, signature_ref, similarity)
 
 SM = ("size mismatch for {p}: copying a param with shape torch.Size([{ck}]) from checkpoint, "
       "the shape in current model is torch.Size([{cur}]).")

@@ -12,12 +12,12 @@ from typing import Final, Literal
 
 from kb.traceback.models import ErrorEvent
 from kb.traceback.parse import parse_report
-from kb.traceback.signature import Signature, hard_conflicts, signature_of_event, signature_of_line, similarity
+from kb.traceback.signature import (SIG_ACCEPT, Signature, hard_conflicts, signature_of_event, signature_of_line,
+                                    similarity)
 
 Status = Literal["reproduced", "not_reproduced", "fix_verified", "fix_failed", "skipped", "timeout", "error"]
 OK_STATUSES: Final = frozenset({"reproduced", "fix_verified", "skipped"})
 
-AGREE: Final = 0.72          # the matcher's SIG_ACCEPT: a signature this close explains an error
 CHECK_MARKER: Final = "repro-check: passed"   # what a recipe prints once its fix-mode check succeeded
 
 
@@ -32,7 +32,7 @@ class Found:
 
     @property
     def agrees(self) -> bool:
-        return self.score >= AGREE and not self.conflicts
+        return self.score >= SIG_ACCEPT and not self.conflicts
 
 
 def event_line(ev: ErrorEvent, expected: Signature | None = None) -> str:

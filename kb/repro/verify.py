@@ -11,7 +11,8 @@ from typing import Callable, Literal
 
 from kb.models import Diagnosis
 from kb.repro.environment import detect, skip_reason
-from kb.repro.outcome import AGREE, closest, event_line
+from kb.repro.outcome import closest, event_line
+from kb.traceback.signature import SIG_ACCEPT
 from kb.repro.recipe import Recipe, RecipeBook
 from kb.repro.results import ReproResult
 from kb.traceback.parse import parse_report
@@ -76,8 +77,8 @@ def verify(report_text: str, entry_id: str | None, book: RecipeBook,
     out.report = event_line(primary, repro_sig)
     if out.conflicts:
         out.reason = f"the reproduced error conflicts with the report's: {'; '.join(out.conflicts)}"
-    elif score < AGREE:
-        out.reason = f"the reproduced error is not the report's (similarity {score:.2f} < {AGREE})"
+    elif score < SIG_ACCEPT:
+        out.reason = f"the reproduced error is not the report's (similarity {score:.2f} < {SIG_ACCEPT})"
     else:
         out.verdict = "confirmed"
         out.reason = (f"recipe {recipe.id} reproduced the report's error (similarity {score:.2f}, "

@@ -49,6 +49,7 @@ def signature_ref(key: str) -> str:
     feedback rows, Slack button values, GitHub markers."""
     return "ref:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
+SIG_ACCEPT: Final = 0.72         # a similarity this high means the line explains the error (matcher, repro outcomes)
 MAX_MESSAGE: Final = 4000        # longer messages are cut before templating (a note goes into steps)
 
 
