@@ -22,6 +22,7 @@ from kb.index.hybrid import KnowledgeBase
 from kb.models import SCHEMA_VERSION
 from tests.conftest import BACKGROUND
 from tests.fakes.github_issues import FakeIssuesAPI
+from tests.service_support import REPORTS
 
 pytestmark = pytest.mark.slow
 
@@ -56,14 +57,7 @@ _pickle.UnpicklingError: invalid load key, 'v'.
 torch 2.0.1
 """
 
-PAD = """\
-```
-  File "/work/sft.py", line 40, in collate
-    batch = tokenizer(texts, padding=True, return_tensors="pt")
-ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.
-```
-transformers==4.40.0
-"""
+PAD = f"```\n{(REPORTS / 'pad_token_collate.txt').read_text(encoding='utf-8')}```\ntransformers==4.40.0\n"
 
 SHM_ZH = """\
 在 Docker 容器里用 8 卡跑 torchrun 训练，一开始就报错：

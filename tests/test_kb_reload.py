@@ -12,19 +12,17 @@ from bot.service.app import create_app
 from ingest.build import ingest
 from kb.config import Settings
 from kb.index import store
-from tests.service_support import LiveServer, small_kb, wait_until
+from tests.service_support import REPORTS, LiveServer, small_kb, wait_until
 
 pytestmark = pytest.mark.slow
 
-PAD_ENTRY = """\
+PAD_TRACE = (REPORTS / "pad_token_collate.txt").read_text(encoding="utf-8")
+PAD_ENTRY = f"""\
 # SFT collate fails: the tokenizer has no padding token
 
 ## Symptoms
 ```
-  File "/work/sft.py", line 40, in collate
-    batch = tokenizer(texts, padding=True, return_tensors="pt")
-ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.
-```
+{PAD_TRACE}```
 
 ## Root cause
 Llama-style tokenizers ship without a pad token; batching with `padding=True` needs one.
