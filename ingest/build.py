@@ -29,23 +29,12 @@ from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
 from ingest.extract import extract_document
 from ingest.read import SUFFIXES, RawDocument, Skipped, discover, read_path
+from ingest.version import EXTRACTOR_VERSION
 
 # Stage name, done, total. The CLI turns this into a progress bar.
 Progress = Callable[[str, int, int], None]
 
 
-def _extractor_version() -> str:
-    """A hash of the code that turns a file into a document (ingest, and the line rules it uses from
-    kb.traceback): when it changes, an unchanged file is extracted again (its unchanged chunks keep their vectors)."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for folder in (root, root.parent / "kb" / "traceback"):
-        for path in sorted(folder.glob("*.py")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return "extract:" + h.hexdigest()[:12]
-
-
-EXTRACTOR_VERSION = _extractor_version()
 
 
 @dataclass

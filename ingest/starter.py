@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kb.config import Settings
 from kb.starter import ENTRIES_DIR, entries_hash
-from ingest.build import EXTRACTOR_VERSION, Progress, ingest
+from ingest.version import EXTRACTOR_VERSION
+
+if TYPE_CHECKING:
+    from ingest.build import Progress
 
 HASH_FILE = "STARTER_HASH"
 SHIPPED_DIR = ENTRIES_DIR.parent / "starter_vectors"
@@ -93,6 +97,8 @@ def ensure_starter_kb(settings: Settings, progress: Progress | None = None) -> P
     if stamp.exists() and stamp.read_text().strip() == want and (kb_dir / "CURRENT").exists():
         return kb_dir
     print("Building the bundled starter knowledge base (first use)...", file=sys.stderr)
+    from ingest.build import ingest
+
     ingest([ENTRIES_DIR], kb_dir, settings, prune=True, progress=progress,
            known_vectors=lambda enc: shipped_vectors(settings, enc))
     stamp.write_text(want + "\n")

@@ -148,12 +148,13 @@ def test_another_encoder_re_embeds_everything_and_says_so(onnx_kb, cache_dir, tm
     assert store.open_store(kb_dir).manifest["encoder"] == "torch"
 
 
-def test_diagnose_on_an_int8_kb_never_imports_torch(onnx_kb, cache_dir):
+def test_diagnose_on_an_int8_kb_never_imports_torch_bm25s_scipy_or_the_ingest_pipeline(onnx_kb, cache_dir):
     code = (
         "import json, os, sys\n"
         "real_exit = os._exit\n"
         "def report(status):\n"
-        "    heavy = [m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules]\n"
+        "    heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'bm25s', 'scipy', 'ingest.build')\n"
+        "             if m in sys.modules]\n"
         "    sys.stderr.write('MODULES ' + json.dumps({'status': status, 'heavy': heavy,\n"
         "                     'onnx': 'onnxruntime' in sys.modules}) + '\\n'); sys.stderr.flush()\n"
         "    real_exit(status)\n"

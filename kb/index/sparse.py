@@ -1,14 +1,23 @@
-"""BM25 index over chunk tokens (bm25s), using our bilingual code-aware tokenizer."""
+"""BM25 index over chunk tokens, using our bilingual code-aware tokenizer.
+
+bm25s builds the index (at ingest) and writes its precomputed per-token scores as a sparse column matrix; reading
+and scoring it needs only numpy, so answering a query imports neither bm25s nor scipy (a third of a second of a
+one-shot `diagnose`). The arithmetic is bm25s's own: a query's score per chunk is the sum, token by token in order,
+of that token's column (the lucene method has no non-occurrence term).
+"""
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
 import numpy as np
 
+from kb.errors import IndexIncompatible
 from kb.index.glossary import query_terms
 
 INDEX_DIR = "bm25"
+_SCORED_WITHOUT_NONOCCURRENCE = ("robertson", "lucene", "atire")
 
 
 def build(token_lists: list[list[str]], gen: Path) -> None:
@@ -23,27 +32,37 @@ def build(token_lists: list[list[str]], gen: Path) -> None:
 
 class SparseIndex:
     def __init__(self, gen: Path):
-        import bm25s
-
-        self.retriever = bm25s.BM25.load(str(gen / INDEX_DIR), show_progress=False)
-        self.vocab = self.retriever.vocab_dict
+        folder = gen / INDEX_DIR
+        params = json.loads((folder / "params.index.json").read_text(encoding="utf-8"))
+        if params.get("method", "lucene") not in _SCORED_WITHOUT_NONOCCURRENCE:
+            raise IndexIncompatible(f"BM25 index at {folder} uses method {params.get('method')!r}, which this "
+                                    f"reader does not score; rebuild the knowledge base")
+        self.vocab: dict[str, int] = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
+        self.data = np.load(folder / "data.csc.index.npy")
+        self.indices = np.load(folder / "indices.csc.index.npy")
+        self.indptr = np.load(folder / "indptr.csc.index.npy")
+        self.num_docs = int(params["num_docs"])
+        self.dtype = np.dtype(params.get("dtype", "float32"))
 
     def idf(self) -> dict[str, float]:
         """Inverse document frequency (over chunks) of every indexed token, BM25's own formula."""
-        indptr = np.asarray(self.retriever.scores["indptr"])
-        n = self.retriever.scores["num_docs"]
-        df = np.diff(indptr)
+        n = self.num_docs
+        df = np.diff(self.indptr)
         # bm25s keeps an empty token in its vocabulary without a column of its own.
         return {tok: float(np.log(1 + (n - df[col] + 0.5) / (df[col] + 0.5)))
                 for tok, col in self.vocab.items() if tok and col < len(df)}
 
     def scores(self, tokens: list[str]) -> np.ndarray:
         """BM25 score of every chunk row for the query tokens (unknown tokens ignored)."""
-        known = [t for t in tokens if t in self.vocab]
-        n = self.retriever.scores["num_docs"]
-        if not known:
-            return np.zeros(n, dtype=np.float32)
-        return self.retriever.get_scores(known)
+        scores = np.zeros(self.num_docs, dtype=self.dtype)
+        for tok in tokens:
+            col = self.vocab.get(tok)
+            if col is None or col + 1 >= len(self.indptr):
+                continue
+            start, end = self.indptr[col], self.indptr[col + 1]
+            # a chunk appears at most once in a token's column, so this adds each score exactly once
+            scores[self.indices[start:end]] += self.data[start:end]
+        return scores
 
     def search_text(self, text: str, k: int) -> list[tuple[int, float]]:
         """BM25 for a query text, with the other language's names for the concepts it mentions (an English report
