@@ -60,8 +60,7 @@ class SparseIndex:
             if col is None or col + 1 >= len(self.indptr):
                 continue
             start, end = self.indptr[col], self.indptr[col + 1]
-            # a chunk appears at most once in a token's column, so this adds each score exactly once
-            scores[self.indices[start:end]] += self.data[start:end]
+            np.add.at(scores, self.indices[start:end], self.data[start:end])
         return scores
 
     def search_text(self, text: str, k: int) -> list[tuple[int, float]]:
