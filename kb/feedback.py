@@ -1,9 +1,10 @@
 """Feedback on answers ("wrong" / "fixed"), from GitHub `/triage` comments and Slack buttons, in one store.
 
 One vote per person, entry and error: a person's later vote on the same (entry, report signature) replaces their
-earlier one. The error is named by `signature_ref` (a fixed-length digest of the signature key, kb.traceback), so a
-key shortened to fit somewhere (a Slack button value) is never what a veto is matched on; each row also keeps the
-signature rules' version it was given under (the row is updated, not added to), so "fixed" after "wrong" takes the "wrong" back. Each vote carries
+earlier one (the row is updated, not added to), so "fixed" after "wrong" takes the "wrong" back. The error is named
+by `signature_ref` (a fixed-length digest of the signature key, kb.traceback), so a key shortened to fit somewhere (a
+Slack button value) is never what a veto is matched on; each row also keeps the version of the signature rules it
+was given under. Each vote carries
 its scope (`github:owner/name`, `slack:<team id>`) and the voter's role (a GitHub author_association, or "issue
 author"). A pair marked wrong is not proposed again for that signature: by default only where it was said (the
 same repository or Slack workspace); a store opened with `scoped=False` lets every veto count everywhere.
@@ -37,8 +38,7 @@ CREATE TABLE IF NOT EXISTS feedback (
     signature TEXT NOT NULL,     -- the report's primary signature, as diagnose prints it (query.signature)
     verdict TEXT NOT NULL CHECK (verdict IN ('wrong', 'fixed')),
     context TEXT NOT NULL        -- JSON: where it was said (issue URL, channel and ts, ...)
-);
-CREATE INDEX IF NOT EXISTS feedback_sig ON feedback(signature)
+)
 """
 
 # Columns added after the first release: added to older state files in place (nothing is dropped).
@@ -90,10 +90,12 @@ def _migrate(db: StateDB):
             tx.execute("UPDATE feedback SET updated_at = created_at")
         if "sig_ref" not in have:
             # Rows written before refs named their error by its key text: the ref of that text. (A key a Slack
-            # button had cut gets the ref of the cut text, which never matched anything before either.)
+            # button had cut gets the ref of the cut text, which never matched anything before either.) The
+            # indexes on the key text served the old lookups.
             for row_id, sig in tx.execute("SELECT id, signature FROM feedback").fetchall():
                 tx.execute("UPDATE feedback SET sig_ref = ? WHERE id = ?", (signature_ref(sig), row_id))
-        tx.execute("DROP INDEX IF EXISTS feedback_vote", None)
+            tx.execute("DROP INDEX IF EXISTS feedback_vote", None)
+            tx.execute("DROP INDEX IF EXISTS feedback_sig", None)
         tx.execute('CREATE INDEX IF NOT EXISTS feedback_vote_ref ON feedback(source, scope, "user", entry_id, sig_ref)',
                    None)
         tx.execute("CREATE INDEX IF NOT EXISTS feedback_ref ON feedback(sig_ref)", None)

@@ -1,8 +1,9 @@
 """The bot's issue comment: Markdown for a Diagnosis, and the hidden marker that finds (and explains) it later.
 
 The marker is the comment's first line: `<!-- triage-kb entry=<id> ref=<signature ref> sig=<signature> -->`, values
-percent-encoded (so `-->` can never occur inside); the ref (kb.traceback.signature_ref) is what feedback matches on. It lets the bot find its own comment to edit in place, ignore its own comments
-as reports, and know which entry and report signature a `/triage wrong` reply is about.
+percent-encoded (so `-->` can never occur inside). It lets the bot find its own comment to edit in place, ignore its
+own comments as reports, and know which entry and report signature a `/triage wrong` reply is about; the ref
+(kb.traceback.signature_ref) is what the vote is matched on.
 """
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def parse_marker(text: str) -> Marker | None:
         return None
     attrs = {k: unquote(v) for k, v in _ATTR.findall(m.group("attrs"))}
     signature = attrs.get("sig", "")
-    return Marker(entry_id=attrs.get("entry", ""), signature=signature, ref=attrs.get("ref") or signature_ref(signature))
+    return Marker(entry_id=attrs.get("entry", ""), signature=signature,
+                  ref=attrs.get("ref") or signature_ref(signature))
 
 
 def feedback_command(text: str | None) -> str | None:
