@@ -522,9 +522,6 @@ def find_all_error_lines(text: str) -> list[str]:
     return sorted(found + extra, key=lambda e: (text.find(e) if text.find(e) >= 0 else len(text)))
 
 
-_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
-
-
 def symptom_output(sections: list[Section]) -> list[str]:
     """When no rule finds an error line in a postmortem, what its symptom section shows in a code block is what
     failed, even when it is said without an error word (`... is larger than the maximum number of tokens ...`,
@@ -537,7 +534,7 @@ def symptom_output(sections: list[Section]) -> list[str]:
         lines = sec.text.split("\n")
         last = None
         for line, in_code in zip(lines, fence_mask(lines)):
-            if _FENCE_LINE.match(line) or not in_code:
+            if not in_code or line.lstrip().startswith(("```", "~~~")):     # outside a block, or its fence
                 if last and last not in out:
                     out.append(last)
                 last = None

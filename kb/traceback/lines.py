@@ -545,37 +545,43 @@ _NOT_MESSAGE = re.compile(
     """, re.X)
 
 
+def _reads_as_message(span: str) -> bool:
+    """Several words, nothing that reads as code, a command, a setting or a frame."""
+    return (len(_WORD.findall(span)) >= 4 and _NOT_MESSAGE.search(span) is None and not _CODE.match(span)
+            and not _FRAME.match(span))
+
+
 def said_failure(span: str) -> bool:
-    """Whether a quoted span or a line of tool output is a failure message in words (several words, one of them a
-    failure word, nothing that reads as code or a command)."""
-    return (len(_WORD.findall(span)) >= 4 and _FAILURE_WORD.search(span) is not None
-            and _NOT_MESSAGE.search(span) is None and not _CODE.match(span) and not _FRAME.match(span))
+    """Whether a quoted span or a line of tool output is a failure message in words (a message, one of its words a
+    failure word)."""
+    return _reads_as_message(span) and _FAILURE_WORD.search(span) is not None
 
 
 def output_failure(line: str) -> str | None:
     """A line of tool output (in a code block of a postmortem) that says a failure in words without a pattern of
     its own (`Could not find the bitsandbytes CUDA binary at ...`): the cleaned line, or None. A continuation
     (`- This IS NOT expected ...`), boilerplate after an error, or the writer's own sentence is not one."""
-    cleaned = clean_line(line)
-    if (not cleaned or cleaned.startswith(("- ", "* ", "...")) or _BOILERPLATE.match(cleaned) or _CJK.search(cleaned)
-            or _ADVICE.match(cleaned) or _classify_clean(cleaned) is not None):
-        return None
-    return cleaned if said_failure(cleaned) else None
+    cleaned = _unpatterned_output(line)
+    return cleaned if cleaned and said_failure(cleaned) else None
 
 
 def output_message(line: str) -> str | None:
     """A line of tool output that reads as a message in words (`Lock file exists in build directory: '...'`), with
     or without a failure word: the cleaned line, or None. Only for output a postmortem shows as its symptom, where
     the writer put it because it is what failed."""
+    cleaned = _unpatterned_output(line)
+    return cleaned if cleaned and not cleaned.startswith(">") and _reads_as_message(cleaned) else None
+
+
+def _unpatterned_output(line: str) -> str | None:
+    """The cleaned line, unless it is empty, a continuation (`- This IS NOT expected ...`), boilerplate after an
+    error, Chinese (the writer's own words), the advice a library prints after its message, or a line a pattern
+    already knows."""
     cleaned = clean_line(line)
-    if (not cleaned or cleaned.startswith(("- ", "* ", "...", ">")) or _BOILERPLATE.match(cleaned)
-            or _CJK.search(cleaned) or _ADVICE.match(cleaned)):
+    if (not cleaned or cleaned.startswith(("- ", "* ", "...")) or _BOILERPLATE.match(cleaned) or _CJK.search(cleaned)
+            or _ADVICE.match(cleaned) or _classify_clean(cleaned) is not None):
         return None
-    kind = _classify_clean(cleaned)
-    if kind is not None:
-        return None
-    return cleaned if (len(_WORD.findall(cleaned)) >= 4 and _NOT_MESSAGE.search(cleaned) is None
-                       and not _CODE.match(cleaned) and not _FRAME.match(cleaned)) else None
+    return cleaned
 
 
 # The advice a library prints after its failure message (`Please run ...`, `In some cases, a minor-version mismatch
