@@ -45,7 +45,8 @@ def test_export_is_keyed_by_weights_and_recipe_and_agrees_with_float32(folder):
     assert marker["mean_cosine_to_fp32"] >= 0.999 and marker["min_cosine_to_fp32"] >= 0.99
     # the float32 reference graph is not kept; the int8 model and the packed word rows are
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["meta.json", "model-int8.onnx", "tokenizer.json", "triage_onnx.json", "word_q4.npy", "word_scale.npy"])
+        ["meta.json", "model-int8.onnx", "tokenizer.json", "tokenizer.marshal", "triage_onnx.json", "word_q4.npy",
+         "word_scale.npy"])
     assert onnx_e5.ensure_exported(folder.parents[1]) == folder   # found again, not rebuilt
 
 
@@ -148,12 +149,13 @@ def test_another_encoder_re_embeds_everything_and_says_so(onnx_kb, cache_dir, tm
     assert store.open_store(kb_dir).manifest["encoder"] == "torch"
 
 
-def test_diagnose_on_an_int8_kb_never_imports_torch_bm25s_scipy_or_the_ingest_pipeline(onnx_kb, cache_dir):
+def test_diagnose_on_an_int8_kb_imports_no_torch_bm25s_scipy_tokenizers_or_ingest(onnx_kb, cache_dir):
     code = (
         "import json, os, sys\n"
         "real_exit = os._exit\n"
         "def report(status):\n"
-        "    heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'bm25s', 'scipy', 'ingest.build')\n"
+        "    heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'bm25s', 'scipy', 'tokenizers',\n"
+        "                         'ingest.build')\n"
         "             if m in sys.modules]\n"
         "    sys.stderr.write('MODULES ' + json.dumps({'status': status, 'heavy': heavy,\n"
         "                     'onnx': 'onnxruntime' in sys.modules}) + '\\n'); sys.stderr.flush()\n"

@@ -144,24 +144,44 @@ prebuilt, wheel, binary                                               | 预编�
 """
 
 
+class _Concept:
+    """One line of the glossary: its English names (found by a regex compiled on first need: most reports name a
+    few concepts, and compiling all of them cost a one-shot `diagnose` 0.1 s) and its Chinese names."""
+
+    def __init__(self, en: list[str], zh: tuple[str, ...]) -> None:
+        self.en, self.zh = en, zh
+        pieces = [re.split(r"[\s_-]+", w) for w in en]
+        # A name's first word, lower-cased, is in the lower-cased text whenever the regex can match (re.I folds
+        # case as str.lower does, but for a few letters such as U+017F that no report of ours uses).
+        self.keys = tuple(dict.fromkeys(p[0].lower() for p in pieces))
+        self._pieces = pieces
+        self._regex: re.Pattern | None = None
+
+    def regex(self) -> re.Pattern:
+        if self._regex is None:
+            words = [r"[\s_-]?".join(re.escape(p) for p in w) for w in self._pieces]
+            # Abbreviations (tp, pp, lr, oom) must stand alone: `zero_pp_rank` is no pipeline-parallel size.
+            short = [w for w in words if len(w) <= 3]
+            long = [w for w in words if len(w) > 3]
+            alts = []
+            if long:
+                alts.append(r"(?<![a-z0-9])(?:" + "|".join(long) + r")(?:s|es|ed|ing)?(?![a-z0-9])")
+            if short:
+                alts.append(r"(?<![a-z0-9_])(?:" + "|".join(short) + r")s?(?![a-z0-9_])")
+            self._regex = re.compile("|".join(alts), re.I)
+        return self._regex
+
+    def named_in_english(self, text: str, lowered: str) -> bool:
+        return any(k in lowered for k in self.keys) and self.regex().search(text) is not None
+
+
 @lru_cache(maxsize=1)
-def _concepts() -> list[tuple[re.Pattern, tuple[str, ...], list[str]]]:
-    """Per concept: a regex that finds any of its English names, then its Chinese names and its English names."""
+def _concepts() -> list[_Concept]:
     out = []
     for line in _CONCEPTS.strip().splitlines():
         en_part, zh_part = (p.strip() for p in line.split("|"))
         en = [w.strip() for w in en_part.split(",") if w.strip()]
-        zh = tuple(w.strip() for w in zh_part.split(",") if w.strip())
-        words = [r"[\s_-]?".join(re.escape(p) for p in re.split(r"[\s_-]+", w)) for w in en]
-        # Abbreviations (tp, pp, lr, oom) must stand alone: `zero_pp_rank` is no pipeline-parallel size.
-        short = [w for w in words if len(w) <= 3]
-        long = [w for w in words if len(w) > 3]
-        alts = []
-        if long:
-            alts.append(r"(?<![a-z0-9])(?:" + "|".join(long) + r")(?:s|es|ed|ing)?(?![a-z0-9])")
-        if short:
-            alts.append(r"(?<![a-z0-9_])(?:" + "|".join(short) + r")s?(?![a-z0-9_])")
-        out.append((re.compile("|".join(alts), re.I), zh, en))
+        out.append(_Concept(en, tuple(w.strip() for w in zh_part.split(",") if w.strip())))
     return out
 
 
@@ -169,11 +189,12 @@ def _concepts() -> list[tuple[re.Pattern, tuple[str, ...], list[str]]]:
 def _mentioned(text: str) -> tuple[tuple[list[str], tuple[str, ...], bool], ...]:
     """(English names, Chinese names, named in English?) of each concept the text mentions in one language."""
     found = []
-    for regex, zh, en in _concepts():
-        if regex.search(text):
-            found.append((en, zh, True))
-        elif any(w in text for w in zh):
-            found.append((en, zh, False))
+    lowered = text.lower()
+    for c in _concepts():
+        if c.named_in_english(text, lowered):
+            found.append((c.en, c.zh, True))
+        elif any(w in text for w in c.zh):
+            found.append((c.en, c.zh, False))
     return tuple(found)
 
 

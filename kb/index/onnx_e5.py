@@ -12,7 +12,8 @@ a temporary sibling, then renamed: a crash leaves no half folder), and records i
 agrees with the same graph in float32 on a fixed set of our own texts (`kb/data/encoder_check.txt`). `OnnxEmbedder`
 refuses a folder whose agreement is below `MIN_COSINE` (the caller then falls back to the float32 runtime).
 
-Keep imports light: onnxruntime, onnx and tokenizers are imported inside functions; torch never is.
+Keep imports light: onnxruntime and onnx are imported inside functions, tokenizers only to write `tokenizer.json`
+at export (the runtime tokenizes with kb.index.unigram); torch never is.
 """
 from __future__ import annotations
 
@@ -30,10 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from kb.errors import ModelUnavailable
+from kb.index import unigram
 
 # Everything that changes the exported files: bump the version when the graph or the quantization changes.
 RECIPE = {
-    "version": 1,
+    "version": 2,                  # 2: the tokenizer's pieces also as a marshal file (kb.index.unigram)
     "graph": "bert-encoder-meanpool; word embeddings outside (q4 rows)",
     "quantize": "dynamic int8, per-channel weights, MatMul with constant B only",
     "reduce_range": True,          # AVX2 without VNNI: u8 x s8 products saturate at full range
@@ -43,6 +45,7 @@ MIN_COSINE = 0.99                  # mean cosine to float32 over the check texts
 CHECK_TEXTS = Path(__file__).resolve().parents[1] / "data" / "encoder_check.txt"
 ENCODER_NAME = "onnx-int8"
 _MARKER = "triage_onnx.json"
+TOKENIZER = "tokenizer.marshal"
 # Threads of one inference when the caller names none: None = ONNX Runtime's default (one per core). A process that
 # is one of several doing the same work at once (the service's diagnosis workers) sets 1.
 DEFAULT_THREADS: int | None = None
@@ -240,7 +243,8 @@ def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
             q, scale = _word_rows(m)
             np.save(tmp / "word_q4.npy", q)
             np.save(tmp / "word_scale.npy", scale)
-            _build_tokenizer(m).save(str(tmp / "tokenizer.json"))
+            _build_tokenizer(m).save(str(tmp / "tokenizer.json"))     # for tools that speak `tokenizers`
+            unigram.write(tmp / TOKENIZER, m.pieces, m.scores.tolist(), m.norm, m.bos, m.eos, m.unk)
             exclude = [f"l{i}.fo.mm" for i in range(m.layers)] if RECIPE["fp32_nodes"] == "ffn_out" else []
             with _quiet_root_logger():   # the quantizer logs advice through the root logger
                 quantize_dynamic(str(fp32), str(tmp / "model-int8.onnx"), per_channel=True,
@@ -336,7 +340,6 @@ class OnnxEmbedder:
                  check: bool = True, threads: int | None = None, workers: int = 1) -> None:
         try:
             import onnxruntime as ort
-            from tokenizers import Tokenizer
         except ImportError as e:
             raise ModelUnavailable(f"onnxruntime is needed for the int8 encoder ({e}); `pip install onnxruntime`") from e
 
@@ -349,8 +352,8 @@ class OnnxEmbedder:
         self.max_tokens = int(max_tokens)
         self._word_q = np.load(folder / "word_q4.npy", mmap_mode="r")
         self._word_scale = np.load(folder / "word_scale.npy", mmap_mode="r")
-        self._eos, self._pad = int(meta["eos"]), int(meta["pad"])
-        self._tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._pad = int(meta["pad"])
+        self._tok = unigram.UnigramTokenizer(folder / TOKENIZER)
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
@@ -368,15 +371,12 @@ class OnnxEmbedder:
     def _ids(self, text: str, max_tokens: int) -> list[int]:
         from kb.index.embed import _clean
 
-        ids = self._tok.encode(_clean(text)).ids
-        if len(ids) > max_tokens:
-            ids = ids[: max_tokens - 1] + [self._eos]
-        return ids
+        return self._tok.encode(_clean(text), max_tokens)
 
     def token_count(self, text: str, is_query: bool = False) -> int:
         from kb.index.embed import PASSAGE_PREFIX, QUERY_PREFIX, _clean
 
-        return len(self._tok.encode((QUERY_PREFIX if is_query else PASSAGE_PREFIX) + _clean(text)).ids)
+        return len(self._tok.encode((QUERY_PREFIX if is_query else PASSAGE_PREFIX) + _clean(text)))
 
     def _embed_rows(self, ids: np.ndarray) -> np.ndarray:
         H = self.dim
