@@ -35,8 +35,8 @@ from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import documents_error, parse_report
-from kb.traceback.signature import (SIG_ACCEPT, Signature, divergence, hard_conflicts, signature_of_event,
-                                    signature_of_line, similarity, values_agree, with_oom_phase)
+from kb.traceback.signature import (SIG_ACCEPT, Signature, divergence, hard_conflicts, named_like,
+                                    signature_of_event, signature_of_line, similarity, values_agree, with_oom_phase)
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
 ROLE_WEIGHT = {"primary": 1.0, "cause": 0.95, "secondary": 0.8, "wrapper": 0.45, "cleanup": 0.3}
@@ -319,7 +319,12 @@ class Matcher:
         for qe in qevents:
             conflicts = _entry_conflicts(qe.sig, prof.sigs)
             for line, dsig in prof.sigs:
-                sim, why = similarity(qe.sig, dsig)
+                qsig = qe.sig
+                sim, why = similarity(qsig, dsig)
+                if sim < SIG_ACCEPT and len(prof.sigs) > 1:
+                    variant = named_like(qsig, dsig, [s for _, s in prof.sigs])
+                    if variant is not None and (alt := similarity(variant, dsig))[0] > sim:
+                        qsig, (sim, why) = variant, alt
                 weighted = sim * qe.weight
                 if weighted > c.signature:
                     c.signature, c.sig_raw, c.sig_role = weighted, sim, qe.event.role
@@ -330,14 +335,14 @@ class Matcher:
                     # Another name in the same words (another tokenizer class, another keyword), or a message that
                     # parts ways with the entry's, is the same kind of error; like a symptom with many causes, it
                     # needs the rest of the report to point here.
-                    c.diverges = divergence(qe.sig, dsig)
-                    c.symptom = _is_generic(qe.sig, dsig)
+                    c.diverges = divergence(qsig, dsig)
+                    c.symptom = _is_generic(qsig, dsig)
                     # Another message that agrees on a hard fact (the same missing package, the same CPU-only torch)
                     # is the same failure told in other words, and like a symptom with many causes it needs the rest
                     # of the report to point here.
-                    c.kin = _kin_facts(qe.sig, dsig) if SIG_RELATED <= sim < SIG_ACCEPT and not conflicts else []
+                    c.kin = _kin_facts(qsig, dsig) if SIG_RELATED <= sim < SIG_ACCEPT and not conflicts else []
                     c.generic = c.symptom or bool(c.diverges[0]) or bool(c.kin)
-                    c.agree = sum(not _generic_fact(n, qe.sig.facts[n]) for n in _agreeing(qe.sig, dsig))
+                    c.agree = sum(not _generic_fact(n, qsig.facts[n]) for n in _agreeing(qsig, dsig))
         if qframes and prof.frames:
             c.frames = len(qframes & prof.frames) / len(qframes)
         c.score = (SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames

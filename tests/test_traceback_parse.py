@@ -184,3 +184,20 @@ def test_an_error_quoted_in_a_reporter_sentence_counts_when_the_whole_paste_is_o
     rep = parse_report(text)
     assert rep.primary is not None and rep.primary.type == "RuntimeError"
     assert rep.primary.origin == "inline"
+
+
+def test_a_warning_is_no_primary_when_the_traceback_after_it_is_cut_before_its_first_frame():
+    warning = ("/opt/venv/lib/python3.11/site-packages/foo/bar.py:88: FutureWarning: `use_cache` was not set. It "
+               "will default to True.\n  warnings.warn(\n")
+    cut = parse_report("running my script gives\n```\n" + warning + "Traceback (most recent call last):\n```\n")
+    assert cut.primary is None and [e.role for e in cut.events] == ["secondary"]
+    assert any("cut before its first frame" in n for n in cut.notes)
+    # the same warning alone, or before a traceback that shows its error, is read as before
+    alone = parse_report(warning)
+    assert alone.primary is not None and alone.primary.kind == "warning"
+    full = parse_report(warning + "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n"
+                        "    main()\nValueError: bad config\n")
+    assert full.primary is not None and full.primary.type == "ValueError"
+    framed = parse_report(warning + "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n"
+                          "    main()\n")
+    assert framed.primary is not None and framed.primary.origin == "frame"

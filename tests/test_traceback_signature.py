@@ -416,3 +416,40 @@ def test_configuration_checks_that_fail_on_equal_numbers_are_another_cause():
             "per prompt ({}).")
     assert signature_of_line(grpo.format(1, 1, 1)).facts["batch.divides"] == "yes"
     assert signature_of_line(grpo.format(7, 1, 8)).facts["batch.divides"] == "no"
+
+
+def test_an_api_error_body_is_compared_by_its_message_not_by_how_the_server_frames_it():
+    server = signature_of_line("BadRequestError: Error code: 400 - {'object': 'error', 'message': 'Conversation roles "
+                               "must alternate user/assistant/user/assistant/...', 'type': 'invalid_request_error', "
+                               "'param': None, 'code': None}")
+    client = signature_of_line("openai.BadRequestError: Error code: 400 - {'error': {'message': 'Conversation roles "
+                               "must alternate user/assistant/user/assistant/...', 'type': 'BadRequestError', "
+                               "'param': None, 'code': 400}")
+    assert server.template == client.template == "Conversation roles must alternate <path>/..."
+    assert similarity(server, client)[0] == 1.0
+    # cut before its `message` key: what precedes the fields is the message
+    cut = signature_of_line("alternate user/assistant/user/assistant/...', 'type': 'BadRequestError', 'param': None, "
+                            "'code': 400}")
+    assert cut.template == "alternate <path>/..." and "BadRequestError" not in cut.template
+    # braces that are no error body, and a body with a one-word message, stay as they were
+    assert "{" in signature_of_line("KeyError: {'a': 1}").template
+    assert signature_of_line('ValueError: {"detail": "x"}').template == '{"detail": "x"}'
+
+
+def test_a_name_the_entry_itself_varies_is_read_as_the_entrys():
+    from kb.traceback.signature import named_like
+
+    line = signature_of_line("unknown model architecture: 'gemma'")
+    sibling = signature_of_line("llama_model_load: error loading model architecture: unknown model architecture: "
+                                "'llama4'")
+    report = signature_of_line("unknown model architecture: 'granite'")
+    read = named_like(report, line, [line, sibling])
+    assert read is not None and read.template == line.template and similarity(read, line)[0] >= SIG_ACCEPT
+    assert similarity(report, line)[0] < SIG_ACCEPT
+    # an entry that names one architecture only does not say the name varies
+    assert named_like(report, line, [line]) is None
+    # nor does a sibling about something else, or a report that differs in two names
+    other = signature_of_line("RuntimeError: CUDA error: out of memory in 'llama4'")
+    assert named_like(report, line, [line, other]) is None
+    two = signature_of_line("unknown model 'x1' architecture: 'granite'")
+    assert named_like(two, line, [line, sibling]) is None

@@ -62,6 +62,7 @@ class _State:
     notes: list[str] = field(default_factory=list)
     carets: int = 0
     cut_tracebacks: int = 0
+    unanswered_headers: int = 0     # `Traceback (most recent call last):` with neither a frame nor an exception after it
     next_chain: int = 0
     consumed: set[int] = field(default_factory=set)   # line indices that belong to an event
 
@@ -428,6 +429,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
     prev_exc: ErrorEvent | None = None
 
     fault: str | bool = False              # the open block is a faulthandler dump ("current": the crashing thread)
+    unanswered = False                     # a traceback header no frame or exception has followed yet
 
     def close_block() -> None:
         nonlocal frames, fault
@@ -445,7 +447,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
         fault = False
 
     def _mark(ev: ErrorEvent) -> ErrorEvent:
-        nonlocal link, cleanup, prev_exc
+        nonlocal link, cleanup, prev_exc, unanswered
         update: dict = {}
         if cleanup or any(f.function in _CLEANUP_FUNCS for f in ev.frames):
             update["role"] = "cleanup"
@@ -464,6 +466,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
         ev = ev.model_copy(update=update)
         if ev.kind != "warning":
             prev_exc = ev
+            unanswered = False
         return ev
 
     i = 0
@@ -480,6 +483,8 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
             continue
         if _TB_HEAD.match(s) or _FAULT_HEAD.match(s):
             close_block()
+            st.unanswered_headers += unanswered
+            unanswered = not _FAULT_HEAD.match(s)
             frames, block_pos = [], ln.idx
             fault = ("current" if s.startswith("Current") else True) if _FAULT_HEAD.match(s) else False
             i += 1
@@ -501,6 +506,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
                     st.notes.append("traceback starts mid-way (no `Traceback (most recent call last):` header)")
             got, i = _frames_block(lines, i, st)
             frames.extend(got)
+            unanswered = unanswered and not got
             continue
         if ln.kind == "frame":                     # C++ frames outside a message
             i += 1
@@ -523,6 +529,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
             close_block()
         i += 1
     close_block()
+    st.unanswered_headers += unanswered
     return events
 
 
@@ -623,7 +630,7 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
         for ln in mentions[:3]:
             events.append(ErrorEvent(kind="log", message=prose_text(ln)[:400], lines=[ln.s], origin="prose",
                                      position=ln.idx))
-    events, primary = assign_roles(events, notes)
+    events, primary = assign_roles(events, notes, error_cut=st.unanswered_headers > 0)
 
     if st.carets:
         notes.append(f"dropped {st.carets} caret lines (^^^ / ~~~ markers)")

@@ -112,7 +112,10 @@ def _label(ev: ErrorEvent) -> str:
     return m.group(0) if m else ev.message.split("\n", 1)[0][:40]
 
 
-def assign_roles(events: list[ErrorEvent], notes: list[str]) -> tuple[list[ErrorEvent], ErrorEvent | None]:
+def assign_roles(events: list[ErrorEvent], notes: list[str],
+                 error_cut: bool = False) -> tuple[list[ErrorEvent], ErrorEvent | None]:
+    """Roles of the events, and the primary one. `error_cut`: the report shows a traceback header cut before its
+    first frame; its error is not in the report, so a warning printed before it is no primary (it stays a side line)."""
     out: list[ErrorEvent] = []
     for ev in events:
         role = ev.role
@@ -141,6 +144,10 @@ def assign_roles(events: list[ErrorEvent], notes: list[str]) -> tuple[list[Error
                      "the report)")
     elif prim.role == "cleanup":
         notes.append("only a cleanup error was found; it is the primary")
+    elif prim.kind == "warning" and error_cut:
+        notes.append("a traceback is cut before its first frame, so its error is not in the report; the warnings "
+                     "printed before it are side lines, not that error")
+        return out, None
     elif prim.kind == "warning":
         notes.append("only warnings were found; the first one is the primary")
     skipped = [e for e in out if e.role == "wrapper" and e.kind == "launcher" or _WRAPPER_TYPE.search(e.type or "")]

@@ -258,6 +258,25 @@ def _steps(counts: Counter[str], facts: dict[str, str]) -> list[str]:
     return steps
 
 
+# An HTTP API's error body (`Error code: 400 - {'object': 'error', 'message': '...', 'type': 'invalid_request_error',
+# 'code': None}`): the message is the error; the other fields are how a server frames it, and servers (and client
+# libraries) frame the same message differently.
+_BODY_MESSAGE = re.compile(r"""(['"])(?:message|msg|detail)\1\s*:\s*(['"])(?P<msg>.+?)(?<!\\)\2\s*[,}]""")
+_BODY_FIELD = re.compile(r"""\s*,?\s*(['"])(?:type|code|param|object|status)\1\s*:\s*(?:'[^']*'|"[^"]*"|[\w.-]+)""")
+
+
+def _api_error_message(message: str) -> str | None:
+    """The message inside an API error body, or None when `message` is not one. A body cut before its `message`
+    key (only `...', 'type': ..., 'code': 400}` left) keeps what precedes its fields."""
+    if "{" in message:
+        m = _BODY_MESSAGE.search(message)
+        return m.group("msg").strip() if m and len(m.group("msg").split()) >= 2 else None
+    if message.rstrip().endswith("}") and len(_BODY_FIELD.findall(message)) >= 2:
+        rest = _BODY_FIELD.sub("", message).rstrip(" }'\"")
+        return rest if len(rest.split()) >= 2 else None
+    return None
+
+
 def make_signature(exc_type: str | None, message: str) -> Signature:
     """Signature of one error.
 
@@ -276,6 +295,10 @@ def make_signature(exc_type: str | None, message: str) -> Signature:
     if len(message) > 2 and message[0] == message[-1] == "`" and message.count("`") == 2:
         message = message[1:-1].strip()          # `Error: \`param: copying a param ...\``
         steps.append("unwrapped a message quoted in backticks")
+    body = _api_error_message(message)
+    if body is not None:
+        message = body
+        steps.append("took the message out of an API error body (its type/code/param fields frame it)")
     facts, hints = extract_facts(exc_type, message)
     template, counts = parameterize(" ".join(message.split()))   # whitespace runs and newlines → one space
     steps.extend(_steps(counts, facts))
@@ -359,6 +382,30 @@ def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
     words_a, words_b = [t for t in first_a if t not in tb], [t for t in first_b if t not in ta]
     parts = all(len(w) >= 2 and len(w) >= DIVERGE_SHARE * len(t) for w, t in ((words_a, ta), (words_b, tb)))
     return (words_a, words_b) if parts else ([], [])
+
+
+VARIANT_WORDS: Final = 3        # words a message needs beside its name for two names in it to be one message
+
+
+def named_like(q: Signature, d: Signature, siblings: list[Signature]) -> Signature | None:
+    """`q` read with `d`'s name in place of its own, when the entry shows that name varies: another of its lines
+    says the same words about another name (two architectures in one "unknown model architecture" message, two
+    model types in one "does not recognize this architecture"). A report that names a third is then that message,
+    not another one. None when more than one name differs, or no line of the entry varies this one."""
+    lq, ld = _literals(q.template), _literals(d.template)
+    only_q, only_d = lq - ld, ld - lq
+    if len(only_q) != 1 or len(only_d) != 1:
+        return None
+    (own,), (name,) = only_q, only_d
+    words = set(_tokens(d.template.replace(name, " "))) - set(_tokens(name))
+    varies = len(words) >= VARIANT_WORDS and any(
+        o is not d and name not in _literals(o.template) and _literals(o.template) - ld and words <= set(o.tokens)
+        for o in siblings)
+    if not varies or own not in q.template:
+        return None
+    template = q.template.replace(own, name)
+    return q.model_copy(update={"template": template, "tokens": _tokens(template),
+                                "steps": [*q.steps, f"read {own} as {name}: the entry's lines vary that name"]})
 
 
 HARD_CONFLICT: Final = 0.25      # factor per conflicting hard fact
