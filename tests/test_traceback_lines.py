@@ -204,3 +204,12 @@ def test_a_shell_that_cannot_find_the_command_is_an_error_line_naming_it(line, c
     if command:
         assert classify_line(line) == "log"
         assert signature_of_line(line).facts["command.missing"] == command
+
+
+def test_a_components_warning_is_a_warning_line():
+    from kb.traceback.lines import locate_error
+
+    line = "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths..."
+    assert locate_error(line) == ("warning", line)
+    # a sentence that merely starts with a capital word and a colon is not one
+    assert locate_error("Note: warning signs appeared after the upgrade to the new driver version") is None

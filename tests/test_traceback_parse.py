@@ -201,3 +201,13 @@ def test_a_warning_is_no_primary_when_the_traceback_after_it_is_cut_before_its_f
     framed = parse_report(warning + "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n"
                           "    main()\n")
     assert framed.primary is not None and framed.primary.origin == "frame"
+
+
+def test_the_source_line_echoed_under_a_warning_is_not_part_of_it():
+    report = parse_report("C:\\env\\lib\\site-packages\\bnb\\cuda_setup\\main.py:145: UserWarning: WARNING: the "
+                          "following directories were found to be non-existent: {WindowsPath('D')}\n  warn(msg)\n"
+                          "/x/tokenization_utils_base.py:1602: FutureWarning: `clean_up_tokenization_spaces` was not "
+                          "set.\n  warnings.warn(\n")
+    assert [e.type for e in report.events] == ["UserWarning", "FutureWarning"]
+    for e in report.events:
+        assert "warn(" not in e.message and not any("warn(" in x for x in e.lines), e

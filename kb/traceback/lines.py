@@ -244,6 +244,7 @@ _WARNING = re.compile(
       | ^\S{1,400}\.py:\d{1,6}:\ \w{0,40}Warning:              # warnings.warn: `/x/checkpoint.py:31: UserWarning: ...`
       | ^W\d{4}\ \d{2}:\d{2}:\d{2}                            # glog warning
       | ^WARNING\b | ^\[WARNING\] | \[WARNING\]\ \[ | ^WARN\b | ^Warning:
+      | ^[A-Z][A-Z0-9_]{1,30}:\ WARN(?:ING)?\b                  # a component's warning: `CUDA_SETUP: WARNING! ...`
       | \|\ WARNING\ \|                                       # loguru
       | \bnot\ in\ (?:the\ )?state_dict\b                     # `x.w1w3 not in state_dict, loading ...`
       | ^Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)
@@ -348,7 +349,7 @@ def missing_command(line: str) -> str | None:
 _STRONG_START = re.compile(
     r"^(?:terminate\ called|what\(\):|Exception\ raised\ from|Segmentation\ fault|Bus\ error|Fatal\ Python\ error"
     r"|(?:ERROR|FATAL|CRITICAL|WARNING|WARN)\b|Warning:|\[[EW]\ |\[(?:ERROR|WARNING|FATAL|CRITICAL)\]"
-    r"|[EFW]\d{4}\ |error:\ |Killed$|Root\ Cause"
+    r"|[EFW]\d{4}\ |error:\ |Killed$|Root\ Cause|[A-Z][A-Z0-9_]{1,30}:\ WARN(?:ING)?\b"
     r"|\S{1,400}\.py:\d{1,6}:\ \w{0,40}Warning:)",                  # warnings.warn: `/x/y.py:12: UserWarning: ...`
     re.X,
 )

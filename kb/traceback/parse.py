@@ -24,6 +24,7 @@ MAX_EVENTS: Final = 500
 _TB_HEAD = re.compile(r"^(?:Original )?Traceback \(most recent call last\):?$")
 # warnings.warn output: `/x/checkpoint.py:31: UserWarning: message`
 _WARN_AT = re.compile(r"^\S{1,400}\.py:\d{1,6}: (?P<type>\w{0,40}Warning): (?P<msg>.*)$")
+_WARN_SOURCE = re.compile(r"^[\w.]{1,80}\(.{0,300}$")    # ... and the source line echoed under it: `warn(msg)`
 # faulthandler: frames follow, most recent first, and belong to the `Fatal Python error` printed above them
 _FAULT_HEAD = re.compile(r"^(?:Current )?[Tt]hread 0x[0-9a-fA-F]+ \(most recent call first\):$")
 _CHAIN_CONTEXT = re.compile(r"^During handling of the above exception, another exception occurred")
@@ -336,6 +337,9 @@ def _event_from_header(lines: list[Line], i: int, st: _State, after_traceback: b
     j = i + 1
     prev = s
     st.consumed.add(ln.idx)
+    if w and j < len(lines) and lines[j].indent > 0 and _WARN_SOURCE.match(lines[j].s):
+        st.consumed.add(lines[j].idx)      # the source line Python echoes under a warning (`  warnings.warn(`)
+        j += 1
     while (j < len(lines) and j - i <= MAX_CONTINUATION and _continues(lines[j], prev, s, kind, after_traceback)
            and (not ln.tail or L._STATE_DICT_DETAIL.match(lines[j].s))):
         st.consumed.add(lines[j].idx)
