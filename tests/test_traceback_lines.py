@@ -213,3 +213,12 @@ def test_a_components_warning_is_a_warning_line():
     assert locate_error(line) == ("warning", line)
     # a sentence that merely starts with a capital word and a colon is not one
     assert locate_error("Note: warning signs appeared after the upgrade to the new driver version") is None
+
+
+def test_a_bare_exception_header_inside_a_chinese_sentence_is_its_error():
+    from kb.traceback.lines import embedded_errors
+
+    line = "训练时报错。Failed to load sample 12. Exception: height:29 and width:27 must be larger than factor:28。怎么办"
+    assert embedded_errors(line) == ["Exception: height:29 and width:27 must be larger than factor:28"]
+    # a sentence that only names the word stays prose
+    assert embedded_errors("这个Exception出现了很多次，不知道为什么") == []

@@ -499,8 +499,8 @@ def _backticked(line: str) -> list[str]:
 
 
 # An exception header inside a Chinese sentence: `第一个错误表现为AttributeError: module 'x' has no attribute 'y',这是…`
-# (the message ends where the Chinese resumes).
-_EMBEDDED = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\s?:\s"
+# (the message ends where the Chinese resumes); a bare `Exception:` or `Error:` too (`报错。Exception: height:29 ...。`).
+_EMBEDDED = re.compile(r"(?<![A-Za-z0-9_.])((?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*)?(?:Error|Exception|Warning)\s?:\s"
                        r"[^\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\n]{4,400})", re.A)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
