@@ -211,3 +211,27 @@ def test_the_source_line_echoed_under_a_warning_is_not_part_of_it():
     assert [e.type for e in report.events] == ["UserWarning", "FutureWarning"]
     for e in report.events:
         assert "warn(" not in e.message and not any("warn(" in x for x in e.lines), e
+
+
+def test_vllm_logger_prefixes_with_a_bracketed_location_are_stripped_and_keep_an_error_records_level():
+    log = ("ERROR 04-06 20:46:48 [multiproc_worker_utils.py:238] Exception in worker VllmWorkerProcess while "
+           "processing method init_device.\n"
+           "ERROR 04-06 20:46:48 [multiproc_worker_utils.py:238] Traceback (most recent call last):\n"
+           "ERROR 04-06 20:46:48 [multiproc_worker_utils.py:238]   File \"/x/vllm/worker.py\", line 10, in init\n"
+           "ERROR 04-06 20:46:48 [multiproc_worker_utils.py:238]     init_dist()\n"
+           "ERROR 04-06 20:46:48 [multiproc_worker_utils.py:238] torch.distributed.DistBackendError: NCCL error in: "
+           "/pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, unhandled system error\n")
+    report = parse_report(log)
+    assert report.primary is not None and report.primary.type == "torch.distributed.DistBackendError"
+    assert [e.role for e in report.events if e.message.startswith("Exception in worker")] == ["wrapper"]
+    # what is left when the reporter cut the level and the time
+    cut = parse_report("[serving_chat.py:885] Traceback (most recent call last):\n"
+                       "[serving_chat.py:885]   File \"/x/vllm/client.py\", line 667, in _process_request\n"
+                       "[serving_chat.py:885]     raise request_output\n"
+                       "[serving_chat.py:885] RuntimeError: Failed to apply the processor on data\n")
+    assert cut.primary is not None and cut.primary.type == "RuntimeError"
+    assert not any("serving_chat" in e.message for e in cut.events)
+    # a record the logger marked ERROR is an error line even in words no pattern knows; an INFO one is not
+    said = parse_report("INFO 03-05 00:25:44 [core.py:90] Loading weights took 3.2 seconds\n"
+                        "ERROR 03-05 00:25:45 [core.py:1094] Invocation of collective_rpc method failed\n")
+    assert [e.message for e in said.events] == ["Invocation of collective_rpc method failed"]

@@ -42,8 +42,11 @@ _PREFIXES: Final[list[tuple[str, re.Pattern[str]]]] = [
     # tqdm progress bar glued in front of the real line: `  0%|          | 0/10 [00:00<?, ?it/s]`
     ("progress", re.compile(r"^\s{0,8}\d{1,3}%\|[^|\n]{0,200}\|[^\[\n]{0,80}\[[^\]\n]{0,80}\]")),
     # vLLM-style logger: `ERROR 09-27 06:46:46 engine.py:157] ` (the level stays in the message when it matters)
+    # (newer releases bracket the location: `ERROR 04-06 20:46:48 [serving_chat.py:885] `)
     ("logger", re.compile(r"^\s{0,8}(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)\s\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
-                          r"\s[\w.\-]{1,80}:\d{1,6}\]\s")),
+                          r"\s\[?[\w.\-]{1,80}:\d{1,6}\]\s")),
+    # what is left of such a prefix when the reporter cut the level and the time: `[serving_chat.py:885] `
+    ("location", re.compile(r"^\s{0,8}\[[\w.\-]{1,80}\.py:\d{1,6}\]\s")),
     # docker compose service prefix: `vllm_1   | `, `api-1  | `
     ("compose", re.compile(r"^\s{0,8}[A-Za-z][\w.\-]{0,40}[_-]\d{1,3}\s{1,12}\|\s")),
     # the margin of a boxed banner: `** WARNING: The BPE pre-tokenizer was not recognized!`
@@ -83,16 +86,17 @@ def clean_line(line: str) -> str:
     return _MD_TYPE.sub(r"\1", line.strip())
 
 
-def strip_prefixes(line: str) -> tuple[str, str | None, bool]:
+def strip_prefixes(line: str) -> tuple[str, str | None, bool, bool]:
     """Remove ANSI codes and launcher/timestamp prefixes but keep the indentation of what follows.
 
     Returns:
-        (rest, rank, stamped): `rank` is the first rank-like prefix seen (`rank3`, `default0`, `1,0`, a host name),
-        `stamped` says a timestamp or clock prefix was removed (a new log record starts on this line).
+        (rest, rank, stamped, logged_error): `rank` is the first rank-like prefix seen (`rank3`, `default0`, `1,0`,
+        a host name), `stamped` says a timestamp or clock prefix was removed (a new log record starts on this line),
+        `logged_error` that a logger prefix gave the record the level ERROR or CRITICAL.
     """
     line = _ANSI.sub("", line[:MAX_LINE_CHARS]).replace("\r", "")
     rank: str | None = None
-    stamped = False
+    stamped = logged_error = False
     for _ in range(6):
         before = line
         for name, rx in _PREFIXES:
@@ -101,15 +105,16 @@ def strip_prefixes(line: str) -> tuple[str, str | None, bool]:
                 continue
             if name in ("rank", "mpi", "ray", "host") and rank is None:
                 rank = m.group(0).strip().rstrip(":")
-            elif name in ("timestamp", "clock", "logger"):
+            elif name in ("timestamp", "clock", "logger", "location"):
                 stamped = True
+                logged_error = logged_error or name == "logger" and m.group(0).lstrip().startswith(("ERROR", "CRITICAL"))
             line = line[m.end():]
         q = _MD_QUOTE.match(line)
         if q:
             line = line[q.end():]
         if line == before:
             break
-    return line.rstrip(), rank, stamped
+    return line.rstrip(), rank, stamped, logged_error
 
 
 def split_glued(line: str) -> list[str]:

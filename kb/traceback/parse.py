@@ -156,13 +156,16 @@ def _lines(text: str) -> list[Line]:
     fence = False
     for raw in text.splitlines():
         for part in L.split_glued(raw):
-            rest, rank, stamped = L.strip_prefixes(part)
+            rest, rank, stamped, logged_error = L.strip_prefixes(part)
             s = L.clean_line(rest)
             if _FENCE.match(rest):
                 fence = not fence
                 out.append(Line(len(out), rest, s, rank, stamped, fence, True, None, None))
                 continue
             found = L.locate_error(rest)
+            if (found is None and logged_error and s and rest[:1] not in (" ", "\t") and not _TB_HEAD.match(s)
+                    and not L._BOILERPLATE.match(s)):
+                found = ("log", s)     # a record the logger marked ERROR, in words no pattern knows
             kind = found[0] if found else None
             tail = found[1] if found and found[1] != s else None
             if tail is not None and s.startswith("`") and s.endswith("`") and s.strip("`").strip() == tail:
