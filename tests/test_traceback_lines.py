@@ -222,3 +222,26 @@ def test_a_bare_exception_header_inside_a_chinese_sentence_is_its_error():
     assert embedded_errors(line) == ["Exception: height:29 and width:27 must be larger than factor:28"]
     # a sentence that only names the word stays prose
     assert embedded_errors("这个Exception出现了很多次，不知道为什么") == []
+
+
+@pytest.mark.parametrize("line", [
+    "csrc/flash_api.cpp:12:10: fatal error: cuda.h: No such file or directory",
+    "/tmp/x/ops.cu:5:3: error: identifier \"__hmax\" is undefined",
+    "gcc: fatal error: cannot read spec file 'libgomp.spec': No such file or directory",
+    "gcc: 致命错误：cannot read spec file ‘libgomp.spec’: No such file or directory",
+    "cc1plus: 致命错误：Python.h：没有那个文件或目录",
+    "nvcc fatal   : Unsupported gpu architecture 'compute_89'",
+    "/usr/bin/ld: cannot find -lcuda",
+    "C:/mingw/bin/ld.exe: cannot find -lpthread",
+])
+def test_compiler_and_linker_diagnostics_are_error_lines(line):
+    from kb.traceback.lines import classify_line
+
+    assert classify_line(line) == "cpp"
+
+
+def test_sentences_about_compilers_are_not_diagnostics():
+    from kb.traceback.lines import classify_line
+
+    for line in ["Note: gcc: the error went away after upgrading", "we build with gcc 11 and nvcc 12.1 here"]:
+        assert classify_line(line) is None, line

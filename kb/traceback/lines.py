@@ -242,6 +242,18 @@ _CPP = re.compile(
     re.X,
 )
 
+# A compiler's or linker's diagnostic, in any locale: native builds of extensions (flash-attn, apex, DeepSpeed ops)
+# fail with these, and the header, option or library they name is the cause.
+_COMPILER = re.compile(
+    r"""(?:
+        ^\S{1,300}:\d{1,6}(?::\d{1,4})?:\ (?:fatal\ )?error:\ \S               # `x.cu:12:10: fatal error: cuda.h: ...`
+      | ^(?:\S{0,200}/)?(?:gcc|g\+\+|c\+\+|cc1(?:plus)?|clang(?:\+\+)?|nvcc|ld|collect2)(?:-\d{1,2})?(?:\.exe)?
+        \s{0,4}:?\s{0,4}(?:fatal\ error|fatal|error|致命错误|错误)\s{0,4}[:：]      # `gcc: 致命错误：`, `nvcc fatal   : ...`
+      | ^(?:\S{0,200}/)?ld(?:\.\w{1,10})?:\ cannot\ find\ -l\S                # `/usr/bin/ld: cannot find -lcuda`
+    )""",
+    re.X,
+)
+
 # Warnings that are not in `SomethingWarning: msg` form.
 _WARNING = re.compile(
     r"""(?:
@@ -401,14 +413,17 @@ def _classify_clean(line: str) -> str | None:
     if _FRAME.match(line):
         return "frame"
     head = _exception_head(line)
+    compiler = _COMPILER.match(line) is not None
     anchored = (head is not None or _STATE_DICT_DETAIL.match(line) is not None or _STRONG_START.match(line) is not None
-                or _KNOWN_MESSAGE.match(line) is not None)
+                or _KNOWN_MESSAGE.match(line) is not None or compiler)
     if MISSING_COMMAND.match(line):
         return "log"
     if not anchored and (_CODE.match(line) or looks_like_prose(line)):
         return None
     if _LAUNCHER.search(line):
         return "launcher"
+    if compiler:
+        return "cpp"
     if head is not None and head[0].endswith("Warning"):
         return "warning"
     if (_WARNING.match(line) or _KNOWN_MESSAGE.match(line)) and not _NCCL.search(line):
