@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: install demo test eval bench starter-vectors
+.PHONY: install demo test eval bench starter-vectors snapshots
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -32,3 +32,6 @@ bench: $(STAMP)
 # are embedded at first use.
 starter-vectors: $(STAMP)
 	$(BIN)/python -m ingest.starter
+
+snapshots: $(STAMP)
+	$(BIN)/python -m tests.signature_snapshots
