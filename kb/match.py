@@ -35,7 +35,7 @@ from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import documents_error, parse_report
-from kb.traceback.signature import (SIG_ACCEPT, Signature, divergence, hard_conflicts, named_like,
+from kb.traceback.signature import (SIG_ACCEPT, Signature, divergence, hard_conflicts, named_like, shared_quoted,
                                     signature_of_event, signature_of_line, similarity, values_agree, with_oom_phase)
 
 # How much an event of the report counts, by role; inferred events (no printed error line) count less.
@@ -53,6 +53,8 @@ GENERIC_FACTS = {
     "device.pair": None,                       # a tensor on the wrong device: which one is the whole question
     "cuda_assert.kernel": None,                # the kernel of an index assert names the op, not the cause
     "symptom": None,                           # an in-place modification, a second backward, a batch-size mismatch ...
+    # NCCL's catch-alls: shared memory, the network interface, InfiniBand, a driver or a peer all end in these
+    "nccl.error": {"ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError"},
 }
 # Facts of how a message is put, and facts of what a report is about rather than what failed ("we train in fp16"):
 # agreeing on them does not make a generic error specific.
@@ -197,8 +199,9 @@ def _kin_facts(q: Signature, d: Signature) -> list[str]:
 
 def _is_generic(q: Signature, d: Signature) -> bool:
     """True when the report's error is a symptom shared by many root causes and the entry's line agrees with it on
-    nothing more specific (e.g. both say "tensors on two devices", but only the report names the op)."""
-    if not any(_generic_fact(n, v) for n, v in q.facts.items()):
+    nothing more specific (e.g. both say "tensors on two devices", but only the report names the op). A quoted value
+    both name (`'compute_86'` beside an exit code) is specific."""
+    if not any(_generic_fact(n, v) for n, v in q.facts.items()) or shared_quoted(q, d):
         return False
     return not any(not _generic_fact(n, q.facts[n]) for n in _agreeing(q, d))
 

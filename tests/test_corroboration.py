@@ -113,3 +113,27 @@ def test_the_rest_of_the_report_picks_the_entry(corpus_diagnoser, corpus, text, 
     assert diag.matches[0].source == source
     # The error alone did not decide it, so the answer is less sure than a specific error would make it.
     assert diag.confidence <= 0.9
+
+
+def test_a_quoted_value_both_messages_name_makes_a_generic_error_specific():
+    from kb.match import _is_generic
+
+    report = signature_of_line("nvcc fatal   : Unsupported gpu architecture 'compute_86' error: command "
+                               "'/usr/local/cuda-11.0/bin/nvcc' failed with exit code 1")
+    assert "exitcode" in report.facts                 # a fact that many failures share
+    assert not _is_generic(report, signature_of_line("nvcc fatal   : Unsupported gpu architecture 'compute_86'"))
+    assert _is_generic(report, signature_of_line("error: command 'gcc' failed with exit code 1"))
+
+
+def test_nccls_catch_all_errors_are_symptoms_with_many_causes():
+    from kb.match import _is_generic
+
+    report = signature_of_line("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/"
+                               "c10d/NCCLUtils.hpp:268, unhandled system error (run with NCCL_DEBUG=INFO for details), "
+                               "NCCL version 2.21.5")
+    entry = signature_of_line("RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled "
+                              "system error, NCCL version 2.7.8")
+    assert report.facts.get("nccl.error") == "ncclSystemError" and _is_generic(report, entry)
+    invalid = signature_of_line("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, invalid usage, NCCL version "
+                                "2.14.3 ncclInvalidUsage: This usually reflects invalid usage of NCCL library.")
+    assert not _is_generic(invalid, invalid)

@@ -235,3 +235,11 @@ def test_vllm_logger_prefixes_with_a_bracketed_location_are_stripped_and_keep_an
     said = parse_report("INFO 03-05 00:25:44 [core.py:90] Loading weights took 3.2 seconds\n"
                         "ERROR 03-05 00:25:45 [core.py:1094] Invocation of collective_rpc method failed\n")
     assert [e.message for e in said.events] == ["Invocation of collective_rpc method failed"]
+
+
+def test_a_vllm_worker_line_that_carries_the_error_is_no_wrapper():
+    report = parse_report("Exception in worker VllmWorkerProcess while processing method init_device: Cannot "
+                          "re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+                          "'spawn' start method\n")
+    assert report.primary is not None and report.primary.role == "primary"
+    assert "re-initialize CUDA" in report.primary.message

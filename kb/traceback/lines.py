@@ -254,6 +254,11 @@ _COMPILER = re.compile(
     re.X,
 )
 
+
+def compiler_diagnostic(line: str) -> bool:
+    return _COMPILER.match(clean_line(line)) is not None
+
+
 # Warnings that are not in `SomethingWarning: msg` form.
 _WARNING = re.compile(
     r"""(?:

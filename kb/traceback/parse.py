@@ -278,6 +278,8 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
     s = ln.s
     if ln.fence_mark or not s:
         return False
+    if L.compiler_diagnostic(header):
+        return False                       # a compiler's line is whole; what follows is its source excerpt or the next
     if ln.stamped:
         # A stamped line is a new log record, unless the collector stamps every line (kubectl --timestamps, Ray,
         # CI logs): then an indented line or a load_state_dict detail line still belongs to the message above.

@@ -13,7 +13,8 @@ _WRAPPER_MSG = re.compile(
     r"^(?:Caught \w+ in (?:replica \d+ on device \d+|DataLoader worker process \d+)"   # DataParallel / DataLoader
     r"|-- Process \d+ terminated with the following error"                            # torch.multiprocessing.spawn
     r"|backend='\w+' raised:"                                 # torch.compile: BackendCompilerFailed wraps the real one
-    r"|Exception in worker \w+ while processing method"      # vLLM's worker processes relay the real error
+    r"|Exception in worker \w+ while processing method \w+[.:]?\s*$"   # vLLM's workers relay the error below (when
+                                                                      # the line carries its message, it is no wrapper)
     r"|Traceback \(most recent call last\))"
 )
 # ------------------------------------------------------------------------------------------------------------------

@@ -350,6 +350,13 @@ def _literals(template: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _LITERAL.finditer(template)}
 
 
+def shared_quoted(a: Signature, b: Signature) -> set[str]:
+    """Quoted values both messages carry (`'compute_86'`, `'fused_adam'`): what they say of one specific thing."""
+    quoted = [{next(g for g in m.groups()[:2] if g) for m in _LITERAL.finditer(t) if m.group(1) or m.group(2)}
+              for t in (a.template, b.template)]
+    return quoted[0] & quoted[1]
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
