@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 GB_MIB = 1024
+COLD_TARGET_S = 0.6      # seconds from start to answer of a one-shot `diagnose`
 
 
 def _ms(d: dict | None, key: str = "p50") -> str:
@@ -96,12 +97,12 @@ def targets(r: dict) -> list[tuple[str, str, bool | None, str]]:
                      if u["embedded"] == 0 else f"{u['embedded']} chunks were re-embedded"))
     svc = r.get("service", {})
     if "p99_ms" in svc:
-        ok = svc["p99_ms"] <= 200 and svc["errors"] == 0
+        ok = svc["p99_ms"] <= 300 and svc["errors"] == 0
         alone = min(scale.values(), key=lambda row: row["target"]) if scale else {}
         why = (f"p50 {svc['p50_ms']:.0f} ms at {svc['throughput_rps']:.1f} requests/s; one warm diagnose alone takes "
                f"{_ms(alone.get('diagnose_ms'))} ms p50 (section 3, {_num(alone.get('target', 0))} chunks), so "
                f"{svc['clients']} clients on {r['machine']['cores']} cores wait for each other")
-        rows.append((f"service p99 ≤ 200 ms at {svc['clients']} clients, 0 errors",
+        rows.append((f"service p99 ≤ 300 ms at {svc['clients']} clients, 0 errors",
                      f"p99 {svc['p99_ms']:.0f} ms, {svc['errors']} errors", ok, "" if ok else why))
         if "ratio_vs_one_client" in svc:
             ratio = svc["ratio_vs_one_client"]
@@ -109,14 +110,17 @@ def targets(r: dict) -> list[tuple[str, str, bool | None, str]]:
                          f"{ratio}x ({svc['throughput_rps']} vs {svc['one_client']['throughput_rps']} req/s)",
                          ratio >= 1.8, "" if ratio >= 1.8 else f"{r['machine']['cores']} cores shared with other work"))
     else:
-        rows.append(("service p99 ≤ 200 ms at 8 clients, 0 errors", "–", None,
+        rows.append(("service p99 ≤ 300 ms at 8 clients, 0 errors", "–", None,
                      svc.get("skipped") or svc.get("error") or "the service section did not run"))
     cold = r.get("cold", {})
     if "median_s" in cold:
-        rows.append(("cold `diagnose` ≤ 3 s (aim 1.5 s)", f"{cold['median_s']:.2f} s median of {len(cold['runs_s'])}",
-                     cold["median_s"] <= 3, ""))
+        ok = cold["median_s"] <= COLD_TARGET_S
+        rows.append((f"cold `diagnose` ≤ {COLD_TARGET_S} s", f"{cold['median_s']:.2f} s median of {len(cold['runs_s'])}",
+                     ok, "" if ok else "imports, the tokenizer's pieces, the ONNX Runtime session and two query "
+                                       "encodings (section 5)"))
     else:
-        rows.append(("cold `diagnose` ≤ 3 s", "–", None, cold.get("error", "the cold-start section did not run")))
+        rows.append((f"cold `diagnose` ≤ {COLD_TARGET_S} s", "–", None,
+                     cold.get("error", "the cold-start section did not run")))
     return rows
 
 
