@@ -453,18 +453,3 @@ def test_a_name_the_entry_itself_varies_is_read_as_the_entrys():
     assert named_like(report, line, [line, other]) is None
     two = signature_of_line("unknown model 'x1' architecture: 'granite'")
     assert named_like(two, line, [line, sibling]) is None
-
-
-def test_the_keyword_a_call_refused_and_the_arguments_it_missed_are_hard_facts():
-    renamed = signature_of_line("TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'")
-    other_class = signature_of_line("TypeError: DPOTrainer.__init__() got an unexpected keyword argument 'tokenizer'")
-    other_kwarg = signature_of_line("TypeError: SFTTrainer.__init__() got an unexpected keyword argument "
-                                    "'dataset_num_proc'")
-    assert renamed.facts["call.unexpected_kwarg"] == "tokenizer"
-    assert similarity(renamed, other_class)[0] >= SIG_ACCEPT           # the keyword is what the cause is about
-    assert hard_conflicts(renamed, other_kwarg)                        # another keyword is another change
-    missing = signature_of_line("TypeError: PPOTrainer.__init__() missing 2 required positional arguments: "
-                                "'reward_model' and 'train_dataset'")
-    assert missing.facts["call.missing_args"] == "reward_model|train_dataset"
-    one = signature_of_line("TypeError: forward() missing 1 required positional argument: 'input_ids'")
-    assert one.facts["call.missing_args"] == "input_ids"

@@ -94,10 +94,6 @@ FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
     FactSpec("import.module", "the missing module or package, lower-case: `No module named 'x'`, `cannot import "
              "name 'y' from 'x'`, `requires the X library`, `need to have x installed`", hard=True),
     FactSpec("import.name", "name in `cannot import name 'y'`", hard=False),
-    FactSpec("call.unexpected_kwarg", "the keyword a call did not accept: `got an unexpected keyword argument 'x'` "
-             "(an API that renamed or dropped it)", hard=True),
-    FactSpec("call.missing_args", "the required arguments a call missed, sorted and joined by `|`: `missing 2 "
-             "required positional arguments: 'a' and 'b'`", hard=True),
     FactSpec("command.missing", "the command a shell could not find (`bash: x: command not found`, cmd.exe's and "
              "PowerShell's `not recognized`, in English or Chinese), lower-case without its directory", hard=True),
     FactSpec("import.undefined_symbol", "namespace of an undefined C++ symbol (torch for at::/c10::/torch::, else "
@@ -556,19 +552,8 @@ def _demangle_ns(sym: str) -> str | None:
     return "torch" if ns in ("at", "c10", "torch", "caffe2") else ns or None
 
 
-_UNEXPECTED_KWARG = re.compile(r"got an unexpected keyword argument '(?P<k>\w{1,80})'")
-_MISSING_ARGS = re.compile(r"missing \d{1,2} required (?:positional |keyword-only )?arguments?: (?P<a>'\w{1,80}'"
-                           r"(?:(?:, | and |, and )'\w{1,80}'){0,9})")
-
-
 def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    m = _UNEXPECTED_KWARG.search(msg)
-    if m:
-        facts["call.unexpected_kwarg"] = m.group("k")
-    m = _MISSING_ARGS.search(msg)
-    if m:
-        facts["call.missing_args"] = "|".join(sorted(re.findall(r"'(\w+)'", m.group("a"))))
     m = _NO_MODULE.search(msg)
     if m:
         facts["import.module"] = (m.group("m") or m.group("lib") or m.group("pkg")).split(".")[0].lower()
