@@ -278,8 +278,6 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
     s = ln.s
     if ln.fence_mark or not s:
         return False
-    if L.compiler_diagnostic(header):
-        return False                       # a compiler's line is whole; what follows is its source excerpt or the next
     if ln.stamped:
         # A stamped line is a new log record, unless the collector stamps every line (kubectl --timestamps, Ray,
         # CI logs): then an indented line or a load_state_dict detail line still belongs to the message above.
@@ -345,7 +343,10 @@ def _event_from_header(lines: list[Line], i: int, st: _State, after_traceback: b
     if w and j < len(lines) and lines[j].indent > 0 and _WARN_SOURCE.match(lines[j].s):
         st.consumed.add(lines[j].idx)      # the source line Python echoes under a warning (`  warnings.warn(`)
         j += 1
-    while (j < len(lines) and j - i <= MAX_CONTINUATION and _continues(lines[j], prev, s, kind, after_traceback)
+    # A compiler's line is whole: what follows it is its source excerpt or the next diagnostic.
+    whole = L.compiler_diagnostic(s)
+    while (not whole and j < len(lines) and j - i <= MAX_CONTINUATION
+           and _continues(lines[j], prev, s, kind, after_traceback)
            and (not ln.tail or L._STATE_DICT_DETAIL.match(lines[j].s))):
         st.consumed.add(lines[j].idx)
         c = lines[j].s

@@ -346,8 +346,10 @@ def with_oom_phase(sig: Signature, text: str, where: str) -> Signature:
 _LITERAL = re.compile(r"'([^'<>\s]{2,80})'|\"([^\"<>\s]{2,80})\"|\b([A-Z]\w*[a-z]\w*[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+)\b")
 
 
-def _literals(template: str) -> set[str]:
-    return {next(g for g in m.groups() if g) for m in _LITERAL.finditer(template)}
+@lru_cache(maxsize=8192)
+def _literals(template: str) -> frozenset[str]:
+    """The names a template keeps (entry templates recur in every query, and every pair asks: computed once each)."""
+    return frozenset(next(g for g in m.groups() if g) for m in _LITERAL.finditer(template))
 
 
 def shared_quoted(a: Signature, b: Signature) -> set[str]:
