@@ -183,3 +183,13 @@ def test_encoder_setting_is_validated():
     assert Settings().encoder == "auto"
     with pytest.raises(ConfigError, match="TRIAGE_ENCODER=fast"):
         load_settings(encoder="fast")
+
+
+def test_a_damaged_tokenizer_file_is_a_clear_error(folder, tmp_path):
+    import shutil
+
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    (copy / onnx_e5.TOKENIZER).write_bytes(b"not a marshal file")
+    with pytest.raises(ModelUnavailable, match="tokenizer .* cannot be read"):
+        onnx_e5.OnnxEmbedder(copy)

@@ -353,7 +353,11 @@ class OnnxEmbedder:
         self._word_q = np.load(folder / "word_q4.npy", mmap_mode="r")
         self._word_scale = np.load(folder / "word_scale.npy", mmap_mode="r")
         self._pad = int(meta["pad"])
-        self._tok = unigram.UnigramTokenizer(folder / TOKENIZER)
+        try:
+            self._tok = unigram.UnigramTokenizer(folder / TOKENIZER)
+        except (OSError, ValueError, EOFError, TypeError) as e:
+            raise ModelUnavailable(f"The int8 encoder's tokenizer in {folder} cannot be read ({e}); delete that folder "
+                                   "and it is exported again on the next run") from e
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
