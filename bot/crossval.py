@@ -2,13 +2,16 @@
 
 `measure_set` ingests a set's corpus into a KB kept in the cache (re-ingested incrementally when the corpus or the
 extraction code changes) and records, per query, the features of every candidate the matcher weighs.
-`cross_validate` trains on all sets but one and answers the held-out one, for each set in turn (leave one set out);
+`cross_validate` trains on all sets but one and answers the held-out one, for each set in turn (leave one set out).
+Writers of different sets sometimes quoted the same public thread; a report of another set quoted from a thread the
+held-out set also quotes is left out of that round's training, so no held-out report is answered by weights that saw
+its twin;
 `train` fits the weights the matcher ships (`triage train-decision`).
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb.config import Settings
@@ -41,6 +44,7 @@ class Measured:
 
     rows: list[QueryRows]
     bm25: list[tuple[list[str], float]]
+    threads: list[str | None] = field(default_factory=list)   # per query, the thread it was quoted from (if known)
 
 
 def measure_set(setdir: Path, settings: Settings, progress=None) -> Measured:
@@ -68,7 +72,7 @@ def measure_set(setdir: Path, settings: Settings, progress=None) -> Measured:
                          for c in matcher.match(text).ranked if c.features]
             out.append(QueryRows(lab.query, lab.kind, lab.expected, cands))
             bm25.append(baseline.rank(tokenize(text)))
-        return Measured(out, bm25)
+        return Measured(out, bm25, [lab.thread for lab in labels])
     finally:
         kb.close()
 
@@ -133,19 +137,30 @@ def _share(k: int, n: int) -> float:
     return round(k / n, 4) if n else 0.0
 
 
+def _without_threads(m: Measured, threads: set[str]) -> list[QueryRows]:
+    if not m.threads:
+        return m.rows
+    return [q for q, t in zip(m.rows, m.threads) if t is None or t not in threads]
+
+
 def cross_validate(measured: dict[str, Measured]) -> tuple[dict, list[Answer]]:
     """Leave one set out: for each set, train on all the others and answer it. Needs at least two sets. Beside the
     figures, `baselines` gives whole-document BM25 at each set's own best threshold."""
     answers: list[Answer] = []
     per_set: dict[str, dict] = {}
+    twins = 0
     for held in sorted(measured):
-        model = fit({n: m.rows for n, m in measured.items() if n != held})
+        training = {n: _without_threads(m, set(filter(None, measured[held].threads)))
+                    for n, m in measured.items() if n != held}
+        twins += sum(len(m.rows) for n, m in measured.items() if n != held) - sum(map(len, training.values()))
+        model = fit(training)
         got = [answer(held, q, model) for q in measured[held].rows]
         per_set[held] = {**figures(got), "threshold": model.threshold}
         answers += got
     baselines = {n: bm25_baseline(m) for n, m in sorted(measured.items())}
     right = sum(b["accuracy"] * b["n"] for b in baselines.values())
     result = {"pooled": figures(answers), "sets": per_set, "calibration": calibration(answers),
+              "twins_left_out_of_training": twins,
               "baselines": {"bm25_best_threshold_per_set": baselines,
                             "bm25_pooled_accuracy": _share(round(right), len(answers))}}
     return result, answers

@@ -7,6 +7,7 @@ documents by BM25 and by dense similarity over the same KB and are scored at the
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ class Label:
     query: str
     expected: str | None      # source of the expected document, relative to the corpus folder
     kind: str
+    thread: str | None = None  # the public thread the report was quoted from (`owner/repo#N`), when the label says
 
 
 @dataclass
@@ -48,6 +50,15 @@ class Figures:
         return {k: v for k, v in self.__dict__.items()}
 
 
+def thread_of(source: object) -> str | None:
+    """The first `owner/repo#N` a label's `source` names, lower-cased: two reports quoted from one thread are twins."""
+    found = _THREAD.search(source) if isinstance(source, str) else None
+    return found.group(0).lower() if found else None
+
+
+_THREAD = re.compile(r"[\w.-]+/[\w.-]+#\d+")
+
+
 def load_labels(setdir: Path) -> list[Label]:
     path = setdir / "labels.jsonl"
     if not path.is_file() or not (setdir / "corpus").is_dir():
@@ -61,7 +72,7 @@ def load_labels(setdir: Path) -> list[Label]:
             expected = d["expected"]
             if expected is not None:
                 expected = str(Path(expected).relative_to("corpus")).replace("\\", "/")
-            labels.append(Label(query=d["query"], expected=expected, kind=d["kind"]))
+            labels.append(Label(query=d["query"], expected=expected, kind=d["kind"], thread=thread_of(d.get("source"))))
         except (ValueError, KeyError, TypeError) as exc:
             raise BadInput(f"{path}:{n}: not a valid label line ({exc})") from None
     return labels

@@ -148,3 +148,31 @@ def test_eval_cv_needs_two_sets():
 
     result = CliRunner().invoke(main, ["eval", "--cv", str(DATA / "eval_holdout5")])
     assert result.exit_code == 2 and "at least two sets" in result.output
+
+
+def test_cross_validation_leaves_a_held_out_reports_twin_out_of_training(monkeypatch):
+    """A report quoted from the thread a held-out report was quoted from is not trained on in that round."""
+    import bot.crossval as cv
+    from bot.evaluate import thread_of
+
+    assert thread_of("vllm-project/vLLM#123 (comment by the maintainer)") == "vllm-project/vllm#123"
+    assert thread_of("a blog post") is None and thread_of(None) is None
+    seen: list[set[str]] = []
+
+    def spy(sets):
+        seen.append({q.query for rows in sets.values() for q in rows})
+        return fit(sets)
+
+    monkeypatch.setattr(cv, "fit", spy)
+    a, b, c = _synthetic(1, 12), _synthetic(2, 12), _synthetic(3, 12)
+    measured = {
+        "a": cv.Measured(a, [([], 0.0)] * 12, ["o/r#1"] + [None] * 11),
+        "b": cv.Measured([replace(q, query="b" + q.query) for q in b], [([], 0.0)] * 12, ["o/r#1", "o/r#2"] + [None] * 10),
+        "c": cv.Measured([replace(q, query="c" + q.query) for q in c], [([], 0.0)] * 12, []),
+    }
+    result, _ = cv.cross_validate(measured)
+    held_a, held_b, held_c = seen[:3]            # rounds in sorted order: a, b, c held out
+    assert "bq0" not in held_a and "bq1" in held_a          # b's twin of a's thread left out when a is held out
+    assert "q0" not in held_b and "q1" in held_b            # and a's twin when b is held out
+    assert "q0" in held_c and "bq0" in held_c               # a set without threads excludes nothing
+    assert result["twins_left_out_of_training"] == 2
