@@ -28,55 +28,19 @@ import numpy as np
 from kb.decision import FEATURE_NAMES, DecisionModel, load_model, log_count, shown_order
 from kb.feedback import FeedbackStore
 from kb.index.glossary import gloss
-from kb.index.hybrid import KnowledgeBase, dense_norm, encoder_text
+from kb.index.fusion import best_per_doc, dense_norm, fused, relative
+from kb.index.hybrid import KnowledgeBase, encoder_text
 from kb.index.talk import substance
 from kb.models import Document
+from kb.policy import POLICY, MatchPolicy
 from kb.traceback.facts import FACTS
 from kb.traceback.frames import reduce_frames
 from kb.traceback.models import ErrorEvent, Report
 from kb.traceback.parse import documents_error, parse_report
-from kb.traceback.signature import (SIG_ACCEPT, Signature, divergence, hard_conflicts, named_like, shared_quoted,
+from kb.traceback.signature import (Signature, divergence, hard_conflicts, named_like, shared_quoted,
                                     signature_of_event, signature_of_line, similarity, values_agree, with_oom_phase)
 
-# How much an event of the report counts, by role; inferred events (no printed error line) count less.
-ROLE_WEIGHT = {"primary": 1.0, "cause": 0.95, "secondary": 0.8, "wrapper": 0.45, "cleanup": 0.3}
-INFERRED_WEIGHT = {"frame": 0.6, "prose": 0.55}
-
-# Signals whose value is the same for many unrelated root causes: a report whose only evidence is one of these
-# needs corroboration from the rest of the report before an entry is accepted.
-GENERIC_FACTS = {
-    "cuda_assert.condition": None,            # any out-of-range index on the GPU
-    "cuda.error": {"device-side assert triggered", "out of memory", "an illegal memory access was encountered"},
-    "oom.kind": None,                          # many things run out of memory
-    "signal": None,
-    "exitcode": None,
-    "device.pair": None,                       # a tensor on the wrong device: which one is the whole question
-    "cuda_assert.kernel": None,                # the kernel of an index assert names the op, not the cause
-    "symptom": None,                           # an in-place modification, a second backward, a batch-size mismatch ...
-    # NCCL's catch-alls: shared memory, the network interface, InfiniBand, a driver or a peer all end in these
-    "nccl.error": {"ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError"},
-}
-# Facts of how a message is put, and facts of what a report is about rather than what failed ("we train in fp16"):
-# agreeing on them does not make a generic error specific.
-PRESENTATION_FACTS = {"device.order"}
-TOPIC_FACTS = {"dtype.mentioned"}
-CORROBORATE = 0.6        # how strongly the rest of a report must point to an entry when its error is generic
-TIE_SIG = 0.03           # entries this close on the report's error explain it equally well...
-TIE_LEAD = 0.1           # ...unless the rest of the report favours one by this much
-PROSE_MIN = 20           # characters of the reporter's own words below which the rest of a report says nothing
-QUOTE_SIM = 0.85         # a prose mention this close to an entry's line is a verbatim quote of it
 _TIED_ALONE = FEATURE_NAMES.index("tied_alone")
-CONSIDER_TOP = 6         # candidates the decision weighs: the best by fused score...
-CONSIDER_EACH = 2        # ...and the best few by signature and by retrieval alone
-
-# score = SIG·signature + DENSE·dense_norm + BM25·bm25 + FRAMES·frames
-SIG_WEIGHT, DENSE_WEIGHT, BM25_WEIGHT, FRAMES_WEIGHT = 0.55, 0.2, 0.15, 0.1
-SCORE_ALL_MAX = 5000     # a KB up to this many entries has every entry scored; a larger one, what retrieval finds
-RETRIEVE_DEPTH = 256     # chunks each retriever returns
-POOL_PER_RETRIEVER = 40  # on a big KB, the entries each retriever brings up that get scored
-PROFILE_CACHE_MAX = 20_000
-
-SIG_RELATED = 0.45       # below this an entry is not about the report's error at all
 
 
 @dataclass
@@ -169,10 +133,10 @@ def profile(doc: Document) -> EntryProfile:
     return EntryProfile(doc=doc, sigs=sigs, frames=frames)
 
 
-def _query_events(report: Report) -> list[QueryEvent]:
+def _query_events(report: Report, p: MatchPolicy) -> list[QueryEvent]:
     out = []
     for ev in report.events:
-        weight = ROLE_WEIGHT.get(ev.role, 0.5) * INFERRED_WEIGHT.get(ev.origin, 1.0)
+        weight = p.event_weight(ev.role, ev.origin)
         text = ev.lines[-1] if ev.lines else ev.message
         # An OOM whose own lines do not say where it struck: the reporter's words may ("fine in training, OOM in
         # evaluation"). Naming both phases names neither, so a stray mention cannot make a conflict.
@@ -181,44 +145,42 @@ def _query_events(report: Report) -> list[QueryEvent]:
     return out
 
 
-def _generic_fact(name: str, value: str) -> bool:
-    return name in GENERIC_FACTS and (GENERIC_FACTS[name] is None or value in GENERIC_FACTS[name])
-
-
-def _agreeing(q: Signature, d: Signature) -> list[str]:
+def _agreeing(q: Signature, d: Signature, p: MatchPolicy) -> list[str]:
     """Facts both signatures carry and agree on, leaving out how a message is put and what a report is about."""
-    return [n for n in set(q.facts) & set(d.facts) - PRESENTATION_FACTS - TOPIC_FACTS
+    return [n for n in set(q.facts) & set(d.facts) - p.presentation_facts - p.topic_facts
             if values_agree(q.facts[n], d.facts[n])]
 
 
-def _kin_facts(q: Signature, d: Signature) -> list[str]:
+def _kin_facts(q: Signature, d: Signature, p: MatchPolicy) -> list[str]:
     """The hard, specific facts on which two different messages agree (`import.module=sentencepiece`)."""
-    return sorted(f"{n}={q.facts[n]}" for n in _agreeing(q, d)
-                  if FACTS.get(n) is not None and FACTS[n].hard and not _generic_fact(n, q.facts[n]))
+    return sorted(f"{n}={q.facts[n]}" for n in _agreeing(q, d, p)
+                  if FACTS.get(n) is not None and FACTS[n].hard and not p.generic_fact(n, q.facts[n]))
 
 
-def _is_generic(q: Signature, d: Signature) -> bool:
+def _is_generic(q: Signature, d: Signature, p: MatchPolicy = POLICY) -> bool:
     """True when the report's error is a symptom shared by many root causes and the entry's line agrees with it on
     nothing more specific (e.g. both say "tensors on two devices", but only the report names the op). A quoted value
     both name (`'compute_86'` beside an exit code) is specific."""
-    if not any(_generic_fact(n, v) for n, v in q.facts.items()) or shared_quoted(q, d):
+    if not any(p.generic_fact(n, v) for n, v in q.facts.items()) or shared_quoted(q, d):
         return False
-    return not any(not _generic_fact(n, q.facts[n]) for n in _agreeing(q, d))
+    return not any(not p.generic_fact(n, q.facts[n]) for n in _agreeing(q, d, p))
 
 
-def _considered(ranked: list[Candidate]) -> list[Candidate]:
+def _considered(ranked: list[Candidate], p: MatchPolicy) -> list[Candidate]:
     """The candidates the decision weighs: the best by fused score, and the best few by the signature alone and by
     retrieval alone (an entry that only one signal favours still gets its probability)."""
-    picked = ranked[:CONSIDER_TOP]
+    picked = ranked[:p.consider_top]
     for key in (lambda c: c.sig_raw, _fused):
-        picked += sorted(ranked, key=lambda c: -key(c))[:CONSIDER_EACH]
+        picked += sorted(ranked, key=lambda c: -key(c))[:p.consider_each]
     seen: set[str] = set()
     return [c for c in picked if not (c.doc_id in seen or seen.add(c.doc_id))]
 
 
 class Matcher:
-    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None, model: DecisionModel | None = None):
+    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None, model: DecisionModel | None = None,
+                 policy: MatchPolicy = POLICY):
         self.kb = kb
+        self.policy = policy
         self.feedback = feedback
         self.model = model or load_model()
         self.docs = kb.documents()
@@ -227,7 +189,7 @@ class Matcher:
         self._last_embedding: tuple[str | None, np.ndarray | None] = (None, None)
         self._doc_tokens: dict[str, set[str]] | None = None
         # A small KB is scored whole (no entry can be missed by retrieval); a large one only where retrieval points.
-        self.score_all = len(self.docs) <= SCORE_ALL_MAX
+        self.score_all = len(self.docs) <= policy.score_all_max
         if self.score_all:
             from kb.profile_cache import cache_file, load_or_build
 
@@ -237,14 +199,14 @@ class Matcher:
     def profile(self, doc_id: str) -> EntryProfile:
         prof = self._profiles.get(doc_id)
         if prof is None:
-            if not self.score_all and len(self._profiles) >= PROFILE_CACHE_MAX:
+            if not self.score_all and len(self._profiles) >= self.policy.profile_cache_max:
                 del self._profiles[next(iter(self._profiles))]      # oldest first: a bounded cache on big KBs
             prof = self._profiles[doc_id] = profile(self.docs[doc_id])
         return prof
 
     def _pool(self, scores: dict[str, float]) -> list[str]:
         """The entries a big KB scores for one retriever: its best few (a small KB scores all of them)."""
-        return sorted(scores, key=lambda d: -scores[d])[:POOL_PER_RETRIEVER]
+        return sorted(scores, key=lambda d: -scores[d])[:self.policy.pool_per_retriever]
 
     def coverage(self, functions: list[str], doc_id: str) -> float:
         """How many of the library functions a traceback passes through this entry talks about: the IDF-weighted
@@ -265,13 +227,13 @@ class Matcher:
     # -- retrieval: per entry, its best chunk ----------------------------------------------------------------
     def _bm25(self, text: str) -> dict[str, float]:
         """BM25 of each entry's best chunk, relative to the best entry."""
-        best = _best_per_doc(self.kb.sparse.search_text(text, RETRIEVE_DEPTH), self.kb.row_doc)
-        top = max(best.values(), default=0.0)
-        return {d: (v / top if top > 0 else 0.0) for d, v in best.items()}
+        hits = best_per_doc(self.kb.sparse.search_text(text, self.policy.retrieve_depth), self.kb.row_doc)
+        return relative({d: score for d, (_, score) in hits.items()})
 
     def _dense(self, text: str) -> dict[str, float]:
         """Cosine of each entry's best chunk with the text (one query encoding: the expensive step)."""
-        return _best_per_doc(self.kb.dense.search(self._embed(text), RETRIEVE_DEPTH), self.kb.row_doc)
+        hits = best_per_doc(self.kb.dense.search(self._embed(text), self.policy.retrieve_depth), self.kb.row_doc)
+        return {d: score for d, (_, score) in hits.items()}
 
     def _embed(self, text: str) -> np.ndarray:
         """The query encoding of a text, kept for the next call with the same text (features reuse it)."""
@@ -285,7 +247,8 @@ class Matcher:
         """`rule_out(doc_id)`: why that entry may not be the answer to this report (None: it may); a ruled-out
         entry is treated like one marked wrong (kb.diagnose: the issue itself, the same author's own report)."""
         report = parse_report(text)
-        qevents = _query_events(report)
+        p = self.policy
+        qevents = _query_events(report, p)
         prose = substance(report.prose)           # the reporter's words, less their courtesy
         query_text = _retrieval_text(report, prose, text)
         qframes = {k for qe in qevents for k in qe.sig.frames}
@@ -298,14 +261,14 @@ class Matcher:
         # Library frames say where it failed: their function names are evidence beyond the message.
         others = [qe for qe in qevents if qe.event.role in ("cause", "secondary") and not qe.event.inferred]
         rest = _Rest(self, prose, sorted({k.split(":")[-1] for k in qframes}), others)
-        considered = _considered(ranked)
+        considered = _considered(ranked, p)
         rest.corroborate(considered)
         self._apply_feedback(ranked, qevents, rule_out)
         printed = _printed(qevents)
-        primary_known = max((c.sig_raw for c in ranked if c.sig_role == "primary"), default=0.0) >= SIG_RELATED
+        primary_known = max((c.sig_raw for c in ranked if c.sig_role == "primary"), default=0.0) >= p.sig_related
         for c in ranked:
-            c.reason = c.vetoed or self._reject_reason(c, primary_known)
-        leaders = _Leaders(ranked)
+            c.reason = c.vetoed or _reject_reason(c, primary_known, p)
+        leaders = _Leaders(ranked, p.sig_related)
         for c in considered:
             c.features = self._features(c, ranked, leaders, qevents, printed, primary_known, rest)
         xs = [c.features for c in considered]
@@ -317,6 +280,7 @@ class Matcher:
 
     def _candidate(self, doc_id: str, qevents: list[QueryEvent], qframes: set[str], bm25: dict[str, float],
                    dense: dict[str, float]) -> Candidate:
+        p = self.policy
         prof = self.profile(doc_id)
         c = Candidate(doc_id=doc_id, bm25=bm25.get(doc_id, 0.0), dense=dense.get(doc_id, 0.0))
         for qe in qevents:
@@ -324,7 +288,7 @@ class Matcher:
             for line, dsig in prof.sigs:
                 qsig = qe.sig
                 sim, why = similarity(qsig, dsig)
-                if sim < SIG_ACCEPT and len(prof.sigs) > 1:
+                if sim < p.sig_accept and len(prof.sigs) > 1:
                     variant = named_like(qsig, dsig, [s for _, s in prof.sigs])
                     if variant is not None and (alt := similarity(variant, dsig))[0] > sim:
                         qsig, (sim, why) = variant, alt
@@ -339,17 +303,17 @@ class Matcher:
                     # parts ways with the entry's, is the same kind of error; like a symptom with many causes, it
                     # needs the rest of the report to point here.
                     c.diverges = divergence(qsig, dsig)
-                    c.symptom = _is_generic(qsig, dsig)
+                    c.symptom = _is_generic(qsig, dsig, p)
                     # Another message that agrees on a hard fact (the same missing package, the same CPU-only torch)
                     # is the same failure told in other words, and like a symptom with many causes it needs the rest
                     # of the report to point here.
-                    c.kin = _kin_facts(qsig, dsig) if SIG_RELATED <= sim < SIG_ACCEPT and not conflicts else []
+                    c.kin = (_kin_facts(qsig, dsig, p) if p.sig_related <= sim < p.sig_accept and not conflicts
+                             else [])
                     c.generic = c.symptom or bool(c.diverges[0]) or bool(c.kin)
-                    c.agree = sum(not _generic_fact(n, qsig.facts[n]) for n in _agreeing(qsig, dsig))
+                    c.agree = sum(not p.generic_fact(n, qsig.facts[n]) for n in _agreeing(qsig, dsig, p))
         if qframes and prof.frames:
             c.frames = len(qframes & prof.frames) / len(qframes)
-        c.score = (SIG_WEIGHT * c.signature + BM25_WEIGHT * c.bm25 + FRAMES_WEIGHT * c.frames
-                   + DENSE_WEIGHT * dense_norm(c.dense))
+        c.score = p.score(c.signature, c.bm25, dense_norm(c.dense), c.frames)
         return c
 
     def _apply_feedback(self, ranked: list[Candidate], qevents: list[QueryEvent],
@@ -371,27 +335,28 @@ class Matcher:
     def _features(self, c: Candidate, ranked: list[Candidate], leaders: "_Leaders", qevents: list[QueryEvent],
                   printed: bool, primary_known: bool, rest: "_Rest") -> list[float]:
         """The candidate's signals as the decision model's feature vector (kb.decision.FEATURES, in order)."""
+        p = self.policy
         best = leaders.other
         prof = self.profile(c.doc_id)
         sigs = prof.sigs
-        tied = [o for o in ranked if o is not c and not o.conflicts and o.sig_raw >= SIG_ACCEPT
-                and abs(o.sig_raw - c.sig_raw) < TIE_SIG] if c.sig_raw >= SIG_ACCEPT else []
+        tied = [o for o in ranked if o is not c and not o.conflicts and o.sig_raw >= p.sig_accept
+                and abs(o.sig_raw - c.sig_raw) < p.tie_sig] if c.sig_raw >= p.sig_accept else []
         counts = rest.telling_lines([c] + tied) if tied else {}
         telling = counts.get(c.doc_id, 0)
         # Entries that explain the error equally well are told apart only by the rest of the report.
         tied_alone = (bool(tied) and telling <= max(counts[o.doc_id] for o in tied)
-                      and c.corroboration - max(o.corroboration for o in tied) < TIE_LEAD
-                      and (len(rest.prose) < PROSE_MIN or _fused(c) - max(_fused(o) for o in tied) < TIE_LEAD))
-        named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in GENERIC_FACTS}
-        says = _says_what(qevents, sigs)
+                      and c.corroboration - max(o.corroboration for o in tied) < p.tie_lead
+                      and (len(rest.prose) < p.prose_min or _fused(c) - max(_fused(o) for o in tied) < p.tie_lead))
+        named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in p.generic_facts}
+        says = _says_what(qevents, sigs, p)
         needs_rest = float(c.generic)
-        alone = c.corroboration < CORROBORATE
+        alone = c.corroboration < p.corroborate
         unprinted = 0.0 if printed else 1.0
         role = c.sig_role
         fused_margin = _fused(c) - best("fused", c)
         f = {
             "sig": c.sig_raw, "sig_weighted": c.signature,
-            "sig_accept": float(c.sig_raw >= SIG_ACCEPT), "sig_quote": float(c.sig_raw >= QUOTE_SIM),
+            "sig_accept": float(c.sig_raw >= p.sig_accept), "sig_quote": float(c.sig_raw >= p.quote_sim),
             "sig_margin": c.sig_raw - best("sig", c),
             "role_primary": float(role == "primary" and not c.sig_inferred),
             "role_side": float(role in ("cause", "secondary") and not c.sig_inferred),
@@ -417,7 +382,7 @@ class Matcher:
             "unprinted_x_says_what": unprinted * float(says),
             "blocked": float(best("conflicting", c) > c.sig_raw),
             "entry_curated": float(prof.doc.curated),
-            "curated_quote": float(prof.doc.curated and c.sig_raw >= QUOTE_SIM and role == "primary"
+            "curated_quote": float(prof.doc.curated and c.sig_raw >= p.quote_sim and role == "primary"
                                    and not c.sig_inferred),
             "entry_lines": log_count(len(sigs)), "events": log_count(len(qevents)),
             "prose": math.log1p(len(rest.prose)) / 8,
@@ -443,7 +408,7 @@ class Matcher:
                 c.reason = (f"not likely enough to be the cause (probability {c.probability:.2f}; an answer needs "
                             f"{threshold:.2f})")
         if matched:
-            if printed or best.sig_raw >= QUOTE_SIM:
+            if printed or best.sig_raw >= self.policy.quote_sim:
                 why = f"the report's error matches {best.doc_id}"
             else:
                 why = "no error line in the report; the failure it describes points to this entry"
@@ -453,7 +418,7 @@ class Matcher:
                 if bridge:
                     best.notes.append(f"across languages the report's words also read as: {bridge}")
             return Decision("match", round(best.probability, 3), ranked, why, report, qevents)
-        if printed or ranked[0].sig_raw >= QUOTE_SIM:
+        if printed or ranked[0].sig_raw >= self.policy.quote_sim:
             why = ranked[0].reason
         else:
             why = "the report shows no error line, and no entry is clearly described by its text"
@@ -465,25 +430,25 @@ class Matcher:
         sigs = self.profile(doc_id).sigs
         return all(any(n in d.facts and values_agree(v, d.facts[n]) for _, d in sigs) for n, v in named)
 
-    @staticmethod
-    def _reject_reason(c: Candidate, primary_known: bool) -> str:
-        if c.conflicts:
-            return "same kind of error, but a detail that tells the causes apart differs (" + "; ".join(c.conflicts) + ")"
-        if c.sig_raw < SIG_ACCEPT and not c.kin:
-            return "the report's error is not one this entry describes"
-        if c.kin and c.corroboration < CORROBORATE:
-            return (f"the report's error is another message of the same kind ({', '.join(c.kin)}), and nothing else "
-                    f"in the report points to this entry (corroboration {c.corroboration:.2f})")
-        if c.sig_role in ("wrapper", "cleanup") or (c.sig_role == "secondary" and primary_known):
-            return "the entry matches a secondary message of the report, not its main error"
-        if c.generic and c.corroboration < CORROBORATE and c.diverges[0]:
-            return (f"the report's error says {', '.join(c.diverges[0][:4])} where this entry's says "
-                    f"{', '.join(c.diverges[1][:4])}, and nothing else in the report points to this entry "
-                    f"(corroboration {c.corroboration:.2f})")
-        if c.generic and c.corroboration < CORROBORATE:
-            return ("this error has several known causes, and nothing else in the report points to this one "
-                    f"(corroboration {c.corroboration:.2f})")
-        return ""
+
+def _reject_reason(c: Candidate, primary_known: bool, p: MatchPolicy) -> str:
+    if c.conflicts:
+        return "same kind of error, but a detail that tells the causes apart differs (" + "; ".join(c.conflicts) + ")"
+    if c.sig_raw < p.sig_accept and not c.kin:
+        return "the report's error is not one this entry describes"
+    if c.kin and c.corroboration < p.corroborate:
+        return (f"the report's error is another message of the same kind ({', '.join(c.kin)}), and nothing else "
+                f"in the report points to this entry (corroboration {c.corroboration:.2f})")
+    if c.sig_role in ("wrapper", "cleanup") or (c.sig_role == "secondary" and primary_known):
+        return "the entry matches a secondary message of the report, not its main error"
+    if c.generic and c.corroboration < p.corroborate and c.diverges[0]:
+        return (f"the report's error says {', '.join(c.diverges[0][:4])} where this entry's says "
+                f"{', '.join(c.diverges[1][:4])}, and nothing else in the report points to this entry "
+                f"(corroboration {c.corroboration:.2f})")
+    if c.generic and c.corroboration < p.corroborate:
+        return ("this error has several known causes, and nothing else in the report points to this one "
+                f"(corroboration {c.corroboration:.2f})")
+    return ""
 
 
 def _printed(qevents: list[QueryEvent]) -> bool:
@@ -492,7 +457,7 @@ def _printed(qevents: list[QueryEvent]) -> bool:
     return any(not qe.event.inferred and qe.event.role != "secondary" for qe in qevents)
 
 
-def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]]) -> bool:
+def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]], p: MatchPolicy) -> bool:
     """Whether the report says what failed in terms an entry can be held to: a traceback cut inside a library
     call (the call names the operation), or a sentence naming a fact of the entry's error ("out of GPU memory",
     "HeaderTooLarge"). "It fails with an error" or "it hangs" says no more than the topic, and on topic alone the
@@ -501,7 +466,7 @@ def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]]) -> 
         if qe.event.origin == "frame" and reduce_frames(qe.event.frames[-1:], libraries_only=True):
             return True
         for name, value in qe.sig.facts.items():
-            if name in TOPIC_FACTS:
+            if name in p.topic_facts:
                 continue
             if any(name in d.facts and values_agree(value, d.facts[name]) for _, d in sigs):
                 return True
@@ -509,8 +474,7 @@ def _says_what(qevents: list[QueryEvent], sigs: list[tuple[str, Signature]]) -> 
 
 
 def _fused(c: Candidate) -> float:
-    """Both retrievers on one scale: BM25 relative to the best entry, dense cosine mapped onto 0..1."""
-    return 0.5 * c.bm25 + 0.5 * dense_norm(c.dense)
+    return fused(c.bm25, c.dense)
 
 
 class _Leaders:
@@ -520,13 +484,14 @@ class _Leaders:
     SIGNALS = {
         "sig": lambda c: c.sig_raw, "fused": _fused, "bm25": lambda c: c.bm25,
         "dense": lambda c: c.dense, "score": lambda c: c.score,
-        # a look-alike ruled out by a conflicting fact, on the report's own error
-        "conflicting": lambda c: c.sig_raw if c.conflicts and c.sig_raw >= SIG_RELATED else 0.0,
     }
 
-    def __init__(self, ranked: list[Candidate]):
+    def __init__(self, ranked: list[Candidate], sig_related: float):
+        # a look-alike ruled out by a conflicting fact, on the report's own error
+        signals = {**self.SIGNALS, "conflicting": lambda c: c.sig_raw if c.conflicts and c.sig_raw >= sig_related
+                   else 0.0}
         self.top: dict[str, list[tuple[float, str]]] = {}
-        for name, key in self.SIGNALS.items():
+        for name, key in signals.items():
             self.top[name] = sorted(((key(c), c.doc_id) for c in ranked), key=lambda t: -t[0])[:2]
 
     def other(self, name: str, c: Candidate) -> float:
@@ -561,18 +526,18 @@ class _Rest:
         if not todo:
             return
         if self._retrieved is None:
-            fused: dict[str, float] = {}
-            if len(self.prose) >= PROSE_MIN:
+            scores: dict[str, float] = {}
+            if len(self.prose) >= self.matcher.policy.prose_min:
                 bm25, dense = self.matcher._bm25(self.prose), self.matcher._dense(self.prose)
-                fused = {d: 0.5 * bm25.get(d, 0.0) + 0.5 * dense_norm(dense.get(d, 0.0)) for d in {*bm25, *dense}}
-            self._retrieved = fused
-        fused = self._retrieved
-        best = max(fused.values(), default=0.0)
+                scores = {d: fused(bm25.get(d, 0.0), dense.get(d, 0.0)) for d in {*bm25, *dense}}
+            self._retrieved = scores
+        scores = self._retrieved
+        best = max(scores.values(), default=0.0)
         for c in todo:
             # Both retrievers over the prose, less how far another entry is ahead: words that merely share the
             # topic ("8-bit", "LoRA"), or greetings in the language of half the KB, point to several entries at
             # once, and an entry the prose points to less than to another is not corroborated by it.
-            own = fused.get(c.doc_id, 0.0)
+            own = scores.get(c.doc_id, 0.0)
             c.corroboration = max(0.0, own - (best - own), self.matcher.coverage(self.functions, c.doc_id))
             c.measured.add("corroboration")
 
@@ -583,7 +548,7 @@ class _Rest:
         for qe in self.others:
             explains = {c.doc_id for c in tied
                         if max((similarity(qe.sig, d)[0] for _, d in self.matcher.profile(c.doc_id).sigs),
-                               default=0.0) >= SIG_ACCEPT}
+                               default=0.0) >= self.matcher.policy.sig_accept}
             if explains and len(explains) < len(tied):
                 for doc_id in explains:
                     count[doc_id] += 1
@@ -605,11 +570,3 @@ def _entry_conflicts(q: Signature, sigs: list[tuple[str, Signature]]) -> list[st
         agreed |= (set(q.facts) & set(dsig.facts)) - names
     return sorted(x for name, xs in found.items() if name not in agreed for x in xs)
 
-
-def _best_per_doc(hits: list[tuple[int, float]], row_doc: list[str]) -> dict[str, float]:
-    best: dict[str, float] = {}
-    for row, score in hits:
-        doc = row_doc[row]
-        if score > best.get(doc, float("-inf")):
-            best[doc] = score
-    return best

@@ -11,18 +11,10 @@ from kb.config import Settings
 from kb.errors import ModelUnavailable
 from kb.index import store
 from kb.index.dense import DenseIndex
+from kb.index.fusion import best_per_doc, dense_norm, fused
 from kb.index.glossary import gloss
 from kb.index.sparse import SparseIndex
 from kb.models import Document
-
-# e5 cosines of related and unrelated texts live in a narrow band; this maps the band onto 0..1 so that a dense
-# score can be added to a BM25 score normalised by the best hit (a convex sum needs both sides on one scale).
-DENSE_FLOOR, DENSE_CEIL = 0.78, 0.92
-
-
-def dense_norm(cos: float) -> float:
-    return min(1.0, max(0.0, (cos - DENSE_FLOOR) / (DENSE_CEIL - DENSE_FLOOR)))
-
 
 def encoder_text(text: str) -> str:
     """What the query encoder reads of a text: at most its first 4000 characters, after the other language's names
@@ -116,31 +108,23 @@ class KnowledgeBase:
 
     def doc_scores(self, text: str, depth: int = 256) -> tuple[dict[str, tuple[int, float]], dict[str, tuple[int, float]]]:
         """Per document, its best chunk (row, score) among the top `depth` chunks of BM25 and of dense retrieval."""
-        def best_per_doc(hits: list[tuple[int, float]]) -> dict[str, tuple[int, float]]:
-            best: dict[str, tuple[int, float]] = {}
-            for row, score in hits:
-                best.setdefault(self.row_doc[row], (row, score))
-            return best
-
-        bm25 = best_per_doc(self.sparse.search_text(text, depth))
-        dense = best_per_doc(self.dense_search(text, depth))
-        return bm25, dense
+        return (best_per_doc(self.sparse.search_text(text, depth), self.row_doc),
+                best_per_doc(self.dense_search(text, depth), self.row_doc))
 
     def search(self, text: str, top: int = 5) -> list[SearchResult]:
         """Hybrid search: one result per document (its best chunk), by normalised BM25 + dense."""
         bm25, dense = self.doc_scores(text)
         top_bm25 = max((s for _, s in bm25.values()), default=0.0) or 1.0
-        fused = {d: 0.5 * bm25.get(d, (0, 0.0))[1] / top_bm25 + 0.5 * dense_norm(dense.get(d, (0, 0.0))[1])
-                 for d in {*bm25, *dense}}
+        scores = {d: fused(bm25.get(d, (0, 0.0))[1] / top_bm25, dense.get(d, (0, 0.0))[1]) for d in {*bm25, *dense}}
         docs = self.documents()
         out = []
-        for doc_id in sorted(fused, key=lambda d: -fused[d])[:top]:
+        for doc_id in sorted(scores, key=lambda d: -scores[d])[:top]:
             b_row, b_score = bm25.get(doc_id, (None, 0.0))
             d_row, d_score = dense.get(doc_id, (b_row, 0.0))
             row = b_row if b_row is not None and b_score / top_bm25 >= dense_norm(d_score) else d_row
             c = self.store.chunks([row])[0].chunk
             out.append(SearchResult(doc_id=doc_id, chunk_id=c.chunk_id, source=docs[doc_id].source, section=c.section,
-                                    text=c.text, score=round(fused[doc_id], 4), dense=d_score, bm25=b_score))
+                                    text=c.text, score=round(scores[doc_id], 4), dense=d_score, bm25=b_score))
         return out
 
     def close(self) -> None:
