@@ -120,7 +120,8 @@ def is_prose(ln: Line) -> bool:
         return True                          # the whole paste went into one code block, the reporter's words too
     if not s or ln.fence or ln.kind is not None or _HTML_TAG.match(s) or L._CARETS.match(s):
         return ln.tail is not None           # a prose head before an error tail
-    if ln.stamped or ln.rank is not None or _LOG_RECORD.match(s) or L._BOILERPLATE.match(s) or _TB_HEAD.match(s):
+    if (ln.stamped or ln.rank is not None or _LOG_RECORD.match(s) or L.PATTERNS["boilerplate"].match(s)
+            or _TB_HEAD.match(s)):
         return False
     if L._CJK.search(s):
         return True

@@ -8,10 +8,10 @@ Facts (`kb.traceback.facts`) are read from the raw message before templating; th
 must drop but that tell look-alike failures apart (which side of a size mismatch is 0, the byte of an invalid
 load key, the op of a device mismatch, ...).
 
-`SIGNATURE_VERSION` is derived from the rules themselves (the code of this package, which holds the tables): any
-change to them is a new version, with no constant to forget to bump. It is written into each KB's manifest and each
-feedback row. Feedback, Slack buttons and GitHub markers name a signature by `signature_ref`, a fixed-length digest
-of its key, never by a key cut to fit.
+`SIGNATURE_VERSION` is derived from the rules themselves (the rule files of kb/data/rules and the code that runs
+them, `kb.rules.version_inputs`): any change to them is a new version, with no constant to forget to bump. It is
+written into each KB's manifest and each feedback row. Feedback, Slack buttons and GitHub markers name a signature by
+`signature_ref`, a fixed-length digest of its key, never by a key cut to fit.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from typing import Callable, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kb import rules
 from kb.traceback.facts import FACTS, extract_facts, oom_phase
 from kb.traceback.frames import reduce_frames
 from kb.traceback.lines import _exception_head
@@ -41,7 +42,7 @@ def rules_version(files: list[Path]) -> str:
     return "sig:" + h.hexdigest()[:12]
 
 
-SIGNATURE_VERSION: Final = rules_version(list(Path(__file__).resolve().parent.glob("*.py")))
+SIGNATURE_VERSION: Final = rules_version(rules.version_inputs())
 
 
 def signature_ref(key: str) -> str:
