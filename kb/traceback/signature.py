@@ -10,8 +10,8 @@ load key, the op of a device mismatch, ...).
 
 `SIGNATURE_VERSION` is derived from the rules themselves (the rule files of kb/data/rules and the code that runs
 them, `kb.rules.version_inputs`): any change to them is a new version, with no constant to forget to bump. It is
-written into each KB's manifest and each feedback row. Feedback, Slack buttons and GitHub markers name a signature by
-`signature_ref`, a fixed-length digest of its key, never by a key cut to fit.
+written into each KB's manifest, each feedback row, Slack button values and GitHub markers. These name a signature
+by `signature_ref`, a fixed-length digest of its key, never by a key cut to fit.
 """
 from __future__ import annotations
 
