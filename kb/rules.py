@@ -1,9 +1,9 @@
 """Rules that are data: the TOML files of `kb/data/rules/`, read once per process.
 
-Tables, word lists and named regexes live there (pattern facts, line kinds, the glossary, talk words, page-noise
-phrases); the modules that run them keep only the logic. A regex is a table `{regex = '''...''', flags = "ix"}`, or
-`any = [...]` instead of `regex` for a list of alternatives (joined with `|`, in order): literal strings keep
-backslashes as written, and `flags` spells the `re` flags by letter.
+Tables, word lists and named regexes live there (pattern facts, line kinds, the parser's vocabularies, the glossary,
+talk words, page-noise phrases); the modules that run them keep only the logic. A regex is a table
+`{regex = '''...''', flags = "ix"}`, or `any = [...]` instead of `regex` for a list of alternatives (joined with `|`,
+in order): literal strings keep backslashes as written, and `flags` spells the `re` flags by letter.
 
 The rules version (`kb.traceback.signature.SIGNATURE_VERSION`) is a digest of these files and of the engines that
 run them (`version_inputs`), so editing a rule file is a new version.

@@ -24,7 +24,7 @@ def _valid_regex_table(table: dict) -> re.Pattern[str]:
 
 def test_every_rule_file_is_known_and_shipped_with_the_package():
     names = {p.stem for p in rules.files()}
-    assert names == {"facts", "lines", "glossary", "talk", "page_noise"}
+    assert names == {"facts", "lines", "vocabulary", "glossary", "talk", "page_noise"}
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert 'kb = ["data/**/*"]' in pyproject         # package-data: kb/data/rules/*.toml ship with kb
 
@@ -70,6 +70,22 @@ def test_lines_file_has_unique_prefixes_and_its_patterns_compile():
     assert "the" in rules.words(data["stopwords"]) and data["bare_types"]
 
 
+def test_vocabulary_file_lists_each_name_once_and_its_exception_parents_end():
+    data = rules.load("vocabulary")
+    for key in ("known_libraries", "version_names", "version_stopwords", "token_stopwords"):
+        words = data[key].split()
+        assert words and len(words) == len(set(words)), key
+    for key in ("launcher_modules", "cleanup_functions"):
+        assert data[key] and len(data[key]) == len(set(data[key])), key
+    assert set(data["launcher_scripts"].values()) <= rules.words(data["known_libraries"])
+    for name in data["exception_parents"]:
+        seen = {name}
+        while name in data["exception_parents"]:
+            name = data["exception_parents"][name]
+            assert name not in seen, f"a cycle through {name}"
+            seen.add(name)
+
+
 def test_glossary_file_has_two_sides_on_every_line_and_each_english_name_once():
     lines = rules.load("glossary")["concepts"].strip().splitlines()
     english = []
@@ -96,7 +112,7 @@ def test_page_noise_file_patterns_compile_and_languages_are_unique():
     assert all(" " in name for name in data["two_word_languages"])
 
 
-@pytest.mark.parametrize("name", ["facts", "lines", "glossary", "talk", "page_noise"])
+@pytest.mark.parametrize("name", ["facts", "lines", "vocabulary", "glossary", "talk", "page_noise"])
 def test_changing_a_rule_file_changes_the_rules_version(tmp_path, name):
     copies = []
     for path in rules.version_inputs():

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 import kb.traceback.lines as L
+from kb import rules
 from kb.traceback.context import REPORTER, Line, env_of, is_prose, prose_text
 from kb.traceback.frames import FRAME_RE, is_launcher_frame, parse_frame
 from kb.traceback.models import ErrorEvent, Frame, Report
@@ -35,7 +36,7 @@ _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
 
 # Frames of a cleanup path: an error raised there comes after the real one.
-_CLEANUP_FUNCS: Final = frozenset({"__del__", "_atexit", "atexit", "destroy_process_group", "_shutdown_workers"})
+_CLEANUP_FUNCS: Final = frozenset(rules.load("vocabulary")["cleanup_functions"])
 
 # `raise SomeError("literal message" ...` in the deepest frame of a cut traceback.
 _RAISE = re.compile(r"^raise\s+(?P<type>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,80})\s*"

@@ -199,18 +199,11 @@ def parameterize(message: str) -> tuple[str, Counter[str]]:
 # ----------------------------------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]{1,60}|[\u4e00-\u9fff]{1,20}")
-_TOKEN_STOP: Final = frozenset("the a an to of in is are be for and or with from at by on this that it as was were "
-                               "but not".split())
+_TOKEN_STOP: Final = rules.words(rules.load("vocabulary")["token_stopwords"])
 _GENERIC_TYPES: Final = frozenset({None, "", "Error", "Exception", "BaseException"})
-# Library exceptions that subclass a builtin one. Libraries move a message to a more specific type between releases
-# (torch's `RuntimeError: The server socket has failed ...` became `DistNetworkError` in 2.x), so a report and an
-# entry of one message may name a parent and its child.
-_LIBRARY_PARENTS: Final = {
-    "DistError": "RuntimeError", "DistNetworkError": "DistError", "DistBackendError": "DistError",
-    "DistStoreError": "DistError", "OutOfMemoryError": "RuntimeError", "ChildFailedError": "Exception",
-    "HFValidationError": "ValueError", "JSONDecodeError": "ValueError", "UnpicklingError": "PickleError",
-    "PickleError": "Exception", "SafetensorError": "Exception", "HTTPError": "OSError",
-}
+# Library exceptions that subclass a builtin one (vocabulary.toml): libraries move a message to a more specific type
+# between releases, so a report and an entry of one message may name a parent and its child.
+_LIBRARY_PARENTS: Final[dict[str, str]] = rules.load("vocabulary")["exception_parents"]
 
 
 def _ancestors(name: str) -> list[str]:
