@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+from kb import rules
 from kb.traceback.lines import classify_line
 
 from ingest.sections import fence_mask, heading_kinds
@@ -91,47 +92,18 @@ def find_boilerplate(texts: list[str], *, min_share: float = 0.02) -> set[str]:
 # Line shapes
 # ---------------------------------------------------------------------------------------------------------------
 
-# Breadcrumb roots and separators: `首页 / 大模型 / 正文`, `Home › Blog › NLP`, `当前位置：技术博客 > AI 工程`.
-_CRUMB_ROOT = re.compile(r"^(?:首页|主页|当前位置|您的位置|你的位置|位置|home|homepage)\s*(?:[:：]|$|[/>›»＞|]\s*)",
-                         re.I)
+# The phrase tables (crumb roots, prompts, counters, dates, meta words, footers, list markers, language names) are
+# data: kb/data/rules/page_noise.toml.
+_NOISE = rules.load("page_noise")
+_CRUMB_ROOT, _PROMPT, _COUNTER, _DATE, _META, _META_START, _FOOTER, _MARKER = (
+    rules.regex(_NOISE["pattern"][name])
+    for name in ("crumb_root", "prompt", "counter", "date", "meta", "meta_start", "footer", "marker"))
+# Breadcrumb separators: `首页 / 大模型 / 正文`, `Home › Blog › NLP`.
 _CRUMB_SEP = re.compile(r"\s+[/>›»＞→]\s+|\s*[›»＞]\s*")
-# Login / subscribe / paywall prompts.
-_PROMPT = re.compile(
-    r"登录后|未登录|请登录|请先登录|登录\s*[|/｜]\s*注册|注册即送|立即注册|扫码|关注公众号|关注我们|订阅|阅读全文|查看全文|"
-    r"展开全文|查看更多|\bsign (?:in|up)\b|\blog ?in to\b|\bsubscribe\b|\bnewsletter\b|\bread more\b|"
-    r"\bcreate (?:a free )?account\b|\bunlock (?:the )?full\b", re.I)
-# Share/like/view counters: `👍 点赞 12`, `阅读 2.1k`, `1.2k views`, `4 min read`.
-_COUNTER = re.compile(
-    r"(?:[👍⭐💬❤👁🔥]\ufe0f?\s*)?(?:点赞|收藏|评论|分享|转发|浏览|阅读|回复|举报|打赏|赞|踩|likes?|views?|comments?|shares?|"
-    r"stars?|forks?|followers?|reads?)\s*[:：]?\s*\d[\d.,]*\s*[kKwWmM万千]?|"
-    r"\d[\d.,]*\s*[kKwWmM万千]?\s*(?:likes?|views?|comments?|shares?|stars?|forks?|min read|minutes? read|"
-    r"次阅读|次浏览|人点赞|条评论|人收藏)", re.I)
-_DATE = re.compile(
-    r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-    r"\.?\s+(?:\d{1,2},?\s+)?\d{4}\b|\d+\s*(?:天|小时|分钟)前|\b\d+\s+(?:days?|hours?|minutes?)\s+ago\b", re.I)
-_META = re.compile(
-    r"作者|发布|发表|更新于|编辑于|来源|来自|分类|标签|楼主|浏览|阅读|原创|转载|字数|\bposted\b|\bpublished\b|"
-    r"\bupdated\b|\bauthor\b|\bwritten by\b|\bby\s+[A-Z@]|\bmin read\b|\bviews\b|\btags?\s*:|\bcategor", re.I)
-_META_START = re.compile(r"^(?:作者|发布于|发表于|原创|转载|来源|编辑|责任编辑|posted (?:by|on)|published|written by|"
-                         r"by\s+@?[A-Z][\w.-]*\s*(?:[·|,]|$))\s*[:：]?", re.I)
-_FOOTER = re.compile(
-    r"^\s*(?:©|\(c\)|copyright\b)|版权所有|ICP备|公网安备|all rights reserved|上一篇|下一篇|previous post|next post|"
-    r"^\s*(?:热门)?标签\s*[:：]|^\s*tags\s*:|^\s*[【\[]?(?:广告|推广|sponsored|advertisement|ad)[】\]:：]", re.I)
-# Headlines of "recommended / related / popular" lists, alone on a line or leading a run of titles.
-_MARKER = re.compile(
-    r"相关推荐|热门推荐|推荐阅读|推荐文章|推荐项目|项目推荐|内容推荐|为你推荐|猜你喜欢|热门项目|热门文章|热门内容|最新内容|"
-    r"最新文章|项目优选|精选推荐|更多文章|延伸阅读|相关文章|相关阅读|^收起$|^展开$|"
-    r"\brelated (?:posts|articles|projects|reading|stories)\b|^recommended$|\brecommended (?:for you|posts|articles|"
-    r"projects|reading)\b|\byou (?:may|might) also like\b|\bpopular (?:posts|projects|articles)\b|^trending\b|"
-    r"\bread next\b|\bmore from\b", re.I)
 _MARKER_START = re.compile(rf"^(?:{_MARKER.pattern})\s*[:：]", re.I)
 # Programming-language names as repository cards print them; glued to a blurb and a count (`...CompassPython00`).
-_LANGS = sorted(
-    "Python Jinja JavaScript TypeScript Java Kotlin Go C++ C# C Rust Less Vue HTML CSS SCSS Shell Markdown Cangjie "
-    "Swift Dart PHP Ruby Objective-C Scala Lua Dockerfile Makefile CMake Perl R Julia Haskell Elixir Clojure "
-    "Groovy PowerShell Batchfile Assembly Cuda MATLAB TeX Svelte Astro Nix Zig ArkTS Solidity SQL MDX YAML JSON "
-    "Jupyter Notebook HCL Starlark Verilog Fortran OCaml Erlang Text".split(), key=len, reverse=True)
-_LANG_ALT = "|".join(re.escape(x) for x in _LANGS) + "|Jupyter Notebook|Vim Script"
+_LANGS = sorted(_NOISE["languages"].split(), key=len, reverse=True)
+_LANG_ALT = "|".join(re.escape(x) for x in _LANGS) + "|" + "|".join(_NOISE["two_word_languages"])
 _GLUED_LANG = re.compile(rf"(?<=[^\s\d])(?:{_LANG_ALT})\d{{2,5}}$")
 _LANG_LINE = re.compile(rf"^(?:{_LANG_ALT})$")
 _COUNT_LINE = re.compile(r"^\d[\d.,]*\s*[kKmMwW万千]?\+?$")

@@ -14,6 +14,7 @@ from bot.github.events import BadPayload, read_event
 from bot.github.signature import sign, signature_ok
 from kb.config import Settings
 from kb.models import Diagnosis, Document, FixOut, MatchOut, QueryOut
+from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 from tests.fakes.github_api import FakeGitHub
 from tests.service_support import comment_payload, issue_payload
 
@@ -37,7 +38,9 @@ def test_marker_round_trips_any_entry_and_signature():
     assert has_marker(body)
     got = parse_marker(body)
     assert (got.entry_id, got.signature) == ("my entry/with spaces", sig)
+    assert got.ref == signature_ref(sig) and got.version == SIGNATURE_VERSION, "the rules version, as a short hash"
     assert parse_marker("no marker here") is None and not has_marker(None)
+    assert parse_marker("<!-- triage-kb entry=e sig=x -->").version == ""    # written before versions
 
 
 @pytest.mark.parametrize("text,verdict", [

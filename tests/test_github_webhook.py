@@ -17,6 +17,7 @@ from bot.service.app import create_app
 from kb.config import Settings
 from kb.feedback import FeedbackStore
 from kb.index.hybrid import KnowledgeBase
+from kb.traceback.signature import SIGNATURE_VERSION
 from tests.fakes.github_api import FakeGitHub
 from tests.service_support import (REPORTS, LiveServer, ServeProcess, comment_payload, issue_payload, live_app, post_webhook,
                                    small_kb, wait_until)
@@ -239,6 +240,7 @@ def test_triage_fixed_and_wrong_are_recorded_and_wrong_takes_the_answer_back(ser
     got = {(f.user, f.verdict): f for f in FeedbackStore(service.kb_dir).list()}
     wrong, fixed = got[("bob", "wrong")], got[("carol", "fixed")]
     assert (wrong.source, wrong.entry_id, wrong.signature) == ("github", "zero3_load", signature)
+    assert wrong.sig_version == SIGNATURE_VERSION and f"ver={SIGNATURE_VERSION.replace(':', '%3A')} " in ours["body"]
     assert wrong.context["issue"] == 20 and wrong.context["repo"] == REPO
     assert fixed.entry_id == "zero3_load" and fixed.signature == signature
     assert (901, "+1") in fake.reactions and (902, "+1") in fake.reactions

@@ -30,7 +30,7 @@ from kb.config import Settings
 from kb.index.hybrid import KnowledgeBase
 from kb.models import Diagnosis, MatchOut, QueryOut
 from kb.traceback.parse import parse_report
-from kb.traceback.signature import signature_of_event, signature_ref
+from kb.traceback.signature import SIGNATURE_VERSION, signature_of_event, signature_ref
 from tests.fakes.slack_api import BOT_ID, BOT_USER, TEAM, FakeSlack
 from tests.service_support import REPORTS, ROOT, LiveServer, live_app, wait_until
 
@@ -319,7 +319,8 @@ def test_feedback_buttons_are_recorded_and_shown_on_the_message(cache_dir, servi
 
 def test_not_it_vetoes_even_when_the_reports_signature_is_too_long_for_a_button(service, fake):
     """The longest bundled example's signature (a whole state-dict key list) does not fit a button value: the button
-    carries its ref, so the veto still applies to the next report of that error."""
+    carries its ref and the rules version (both whole), so the veto is stored under that version and still applies
+    to the next report of that error."""
     report = (ROOT / "examples" / "repro_zero3_size0_load.txt").read_text()
     key = signature_of_event(parse_report(report).primary).key
     parent = fake.add_thread(CHANNEL, [{"user": "UBOB", "text": report}])
@@ -330,8 +331,19 @@ def test_not_it_vetoes_even_when_the_reports_signature_is_too_long_for_a_button(
     not_it = next(b for b in answer.args["blocks"] if b["type"] == "actions")["elements"][1]
     carried = json.loads(not_it["value"])
     assert len(carried["signature"]) < len(key) and carried["ref"] == signature_ref(key)
+    assert carried["ver"] == SIGNATURE_VERSION
     click_button(service, fake, "UDAVE", not_it, answer.args["blocks"], answer_ts, parent, answer.args["text"])
     fake.wait_for("chat.update")
+
+    def stored():
+        conn = sqlite3.connect(service.kb_dir / "state.sqlite")
+        try:
+            return conn.execute("SELECT verdict, sig_version FROM feedback WHERE user = 'UDAVE' AND sig_ref = ?",
+                                (signature_ref(key),)).fetchall()
+        finally:
+            conn.close()
+
+    assert wait_until(stored, 10) == [("wrong", SIGNATURE_VERSION)]
     again = fake.add_thread(CHANNEL, [{"user": "UBOB", "text": report}])
     mention(service, again)
     later = fake.wait_for("chat.postMessage", 2)[1]

@@ -6,7 +6,7 @@ import json
 from bot.slack import blocks
 from bot.slack.report import plain_text, text_report
 from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
-from kb.traceback.signature import signature_ref
+from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 from tests.fakes.slack_api import LIMITS, block_problems
 
 HUGE = 20_000
@@ -64,15 +64,16 @@ def test_cut_never_leaves_half_an_entity_and_fit_keeps_the_buttons():
 
 def test_feedback_value_round_trips_and_a_huge_signature_keeps_its_full_ref():
     assert blocks.parse_feedback_value(blocks.feedback_value("zero3_load", 'RuntimeError: "x"')) == \
-        ("zero3_load", 'RuntimeError: "x"', signature_ref('RuntimeError: "x"'))
+        ("zero3_load", 'RuntimeError: "x"', signature_ref('RuntimeError: "x"'), SIGNATURE_VERSION)
     long_sig = 'KeyError: "\\' * 1000
     value = blocks.feedback_value("zero3_load", long_sig)
-    entry, sig, ref = blocks.parse_feedback_value(value)
+    entry, sig, ref, version = blocks.parse_feedback_value(value)
     assert len(value) <= LIMITS["button_value"] and entry == "zero3_load" and long_sig.startswith(sig) and sig
     assert sig != long_sig and ref == signature_ref(long_sig), "the text is cut to fit, the ref names the whole key"
-    # a button sent before refs carried only the text
+    assert version == SIGNATURE_VERSION, "the rules version rides whole, never cut"
+    # a button sent before refs carried only the text (and before versions, no version)
     old = json.dumps({"entry": "zero3_load", "signature": 'RuntimeError: "x"'})
-    assert blocks.parse_feedback_value(old)[2] == signature_ref('RuntimeError: "x"')
+    assert blocks.parse_feedback_value(old)[2:] == (signature_ref('RuntimeError: "x"'), "")
 
 
 def test_feedback_status_lists_each_voter_once_under_the_buttons():

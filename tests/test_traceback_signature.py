@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from kb.rules import version_inputs
 from kb.traceback.facts import FACTS, shape_relation
 from kb.traceback.frames import locate_file, reduce_frames
 from kb.traceback.models import Frame
@@ -20,7 +21,8 @@ def sm(p="model.embed_tokens.weight", ck="32008, 4096", cur="32000, 4096"):
 
 
 def test_the_version_is_derived_from_the_rule_files_and_changes_with_any_of_them(tmp_path):
-    rules = sorted(Path(signature_module.__file__).resolve().parent.glob("*.py"))
+    rules = version_inputs()
+    assert Path(signature_module.__file__).resolve() in rules and {p.suffix for p in rules} == {".py", ".toml"}
     assert len(rules) > 3 and SIGNATURE_VERSION == rules_version(rules)
     assert sm().version == SIGNATURE_VERSION
     copies = []

@@ -1,9 +1,10 @@
 """The bot's issue comment: Markdown for a Diagnosis, and the hidden marker that finds (and explains) it later.
 
-The marker is the comment's first line: `<!-- triage-kb entry=<id> ref=<signature ref> sig=<signature> -->`, values
-percent-encoded (so `-->` can never occur inside). It lets the bot find its own comment to edit in place, ignore its
-own comments as reports, and know which entry and report signature a `/triage wrong` reply is about; the ref
-(kb.traceback.signature_ref) is what the vote is matched on.
+The marker is the comment's first line: `<!-- triage-kb entry=<id> ref=<signature ref> ver=<rules version>
+sig=<signature> -->` (on one line), values percent-encoded (so `-->` can never occur inside). It lets the bot find its
+own comment to edit in place, ignore its own comments as reports, and know which entry and report signature a
+`/triage wrong` reply is about; the ref (kb.traceback.signature_ref) is what the vote is matched on, the version
+(kb.traceback.SIGNATURE_VERSION) names the rules that made the signature.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from urllib.parse import quote, unquote
 from kb.evidence import ENTRY_LINE, YOUR_LINE, verified_first
 from kb.messages import msg
 from kb.models import Diagnosis, Document, FixOut, IssueOut
-from kb.traceback.signature import signature_ref
+from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 
 MARKER_PREFIX = "<!-- triage-kb"
 _MARKER = re.compile(r"<!-- triage-kb(?P<attrs>[^>]*?)-->")
@@ -30,6 +31,7 @@ class Marker:
     entry_id: str
     signature: str
     ref: str          # the signature's ref (a marker written before refs: the ref of its signature text)
+    version: str = ""  # the rules version that made the signature ("" in a marker written before versions)
 
 
 def has_marker(text: str | None) -> bool:
@@ -43,7 +45,7 @@ def parse_marker(text: str) -> Marker | None:
     attrs = {k: unquote(v) for k, v in _ATTR.findall(m.group("attrs"))}
     signature = attrs.get("sig", "")
     return Marker(entry_id=attrs.get("entry", ""), signature=signature,
-                  ref=attrs.get("ref") or signature_ref(signature))
+                  ref=attrs.get("ref") or signature_ref(signature), version=attrs.get("ver", ""))
 
 
 def feedback_command(text: str | None) -> str | None:
@@ -54,7 +56,7 @@ def feedback_command(text: str | None) -> str | None:
 
 def marker(entry_id: str, signature: str) -> str:
     return (f"{MARKER_PREFIX} entry={quote(entry_id, safe='')} ref={signature_ref(signature)} "
-            f"sig={quote(signature, safe='')} -->")
+            f"ver={quote(SIGNATURE_VERSION, safe='')} sig={quote(signature, safe='')} -->")
 
 
 def render_match(diag: Diagnosis, docs: dict[str, Document], repro_env: dict | None = None) -> str:

@@ -115,7 +115,7 @@ class Processor:
             return f"{ev.repo}#{ev.number}: /triage {ev.verdict} but no answer of ours to judge"
         self.state.record_feedback(Feedback(
             source="github", user=ev.user, entry_id=mark.entry_id, signature=mark.signature, sig_ref=mark.ref,
-            verdict=ev.verdict,
+            sig_version=mark.version, verdict=ev.verdict,
             context={"repo": ev.repo, "issue": ev.number, "comment_url": ev.url}, scope=github_scope(ev.repo),
             role=ev.role,
         ))

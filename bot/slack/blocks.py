@@ -12,7 +12,7 @@ import re
 from kb.evidence import verified_first
 from kb.messages import msg
 from kb.models import Diagnosis, MatchOut
-from kb.traceback.signature import signature_ref
+from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 
 SECTION_MAX = 3000
 HEADER_MAX = 150
@@ -175,12 +175,14 @@ def _report_line(diag: Diagnosis) -> str:
 
 def feedback_value(entry_id: str, signature: str) -> str:
     """The button value: the entry and the report's signature, so a click can be recorded without a lookup. The
-    signature is named by its ref (fixed length: kb.traceback.signature_ref), which is what the vote is matched on;
-    its text rides along for people reading the vote, shortened to what fits."""
+    signature is named by its ref (fixed length: kb.traceback.signature_ref), which is what the vote is matched on,
+    and by the rules version that made it; its text rides along for people reading the vote, shortened to what
+    fits."""
     ref = signature_ref(signature)
 
     def value(keep: int) -> str:
-        return json.dumps({"entry": entry_id, "ref": ref, "signature": signature[:keep]}, ensure_ascii=False)
+        return json.dumps({"entry": entry_id, "ref": ref, "ver": SIGNATURE_VERSION, "signature": signature[:keep]},
+                          ensure_ascii=False)
 
     lo, hi = 0, len(signature)
     while lo < hi:
@@ -192,11 +194,12 @@ def feedback_value(entry_id: str, signature: str) -> str:
     return value(lo)
 
 
-def parse_feedback_value(value: str) -> tuple[str, str, str]:
-    """(entry id, signature text as carried, signature ref). A button sent before refs has no ref: the text's."""
+def parse_feedback_value(value: str) -> tuple[str, str, str, str]:
+    """(entry id, signature text as carried, signature ref, rules version). A button sent before refs has no ref:
+    the text's; one sent before versions has none ("")."""
     data = json.loads(value)
     signature = data["signature"]
-    return data["entry"], signature, data.get("ref") or signature_ref(signature)
+    return data["entry"], signature, data.get("ref") or signature_ref(signature), data.get("ver", "")
 
 
 def feedback_actions(entry_id: str, signature: str, lang: str = "en") -> dict:

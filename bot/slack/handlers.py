@@ -126,10 +126,10 @@ class Handlers:
         message_ts = container.get("message_ts") or (message or {}).get("ts", "")
         team = (body.get("team") or {}).get("id")
         try:
-            entry_id, signature, ref = blocks.parse_feedback_value(action.get("value", ""))
+            entry_id, signature, ref, version = blocks.parse_feedback_value(action.get("value", ""))
             self.state.record_feedback(Feedback(
                 source="slack", user=user.get("id", ""), entry_id=entry_id, signature=signature, sig_ref=ref,
-                verdict=verdict,
+                sig_version=version, verdict=verdict,
                 context={"team": team, "channel": channel, "message_ts": message_ts,
                          "user_name": user.get("username") or user.get("name")},
                 scope=_team_scope(team) or "", role="workspace member",

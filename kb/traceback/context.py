@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Final
 
 import kb.traceback.lines as L
+from kb import rules
 from kb.traceback.frames import KNOWN_LIBRARIES
 
 _TB_HEAD = re.compile(r"^(?:Original )?Traceback \(most recent call last\):?$")
@@ -33,8 +34,8 @@ class Line:
         return len(lead.expandtabs(4))
 
 
-_EXTRA_NAMES: Final = frozenset({"python", "cuda", "cudnn", "nccl", "pytorch", "driver", "ubuntu", "jax", "numpy",
-                                  "tensorflow", "gcc", "nvcc"})
+_WORDS = rules.load("vocabulary")
+_EXTRA_NAMES: Final = rules.words(_WORDS["version_names"])
 _VER = r"(?P<ver>v?\d{1,4}(?:\.[0-9a-zA-Z]{1,12}){0,4}(?:[+\-][\w.]{1,30})?)"
 _ENV_RULES: Final[list[tuple[str, re.Pattern[str]]]] = [
     # pip freeze / requirements: `torch==2.3.0+cu118`
@@ -56,10 +57,8 @@ _ENV_RULES: Final[list[tuple[str, re.Pattern[str]]]] = [
     # `using trl v0.7.2`
     ("v_version", re.compile(r"\b(?P<name>[a-z][\w\-]{1,30}) v(?P<ver>\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)\b")),
 ]
-_ENV_ALIASES: Final = {"pytorch": "torch", "tokenizer": "tokenizers", "py": "python", "cuda toolkit": "cuda",
-                       "nvidia driver": "driver", "torch cuda": "torch_cuda"}
-_ENV_STOP: Final = frozenset({"step", "epoch", "line", "version", "rank", "size", "batch", "of", "in", "the", "at",
-                              "loss", "lr", "is", "and", "with"})
+_ENV_ALIASES: Final[dict[str, str]] = _WORDS["version_aliases"]
+_ENV_STOP: Final = rules.words(_WORDS["version_stopwords"])
 
 
 def env_of(line: str) -> list[tuple[str, str]]:
@@ -120,7 +119,8 @@ def is_prose(ln: Line) -> bool:
         return True                          # the whole paste went into one code block, the reporter's words too
     if not s or ln.fence or ln.kind is not None or _HTML_TAG.match(s) or L._CARETS.match(s):
         return ln.tail is not None           # a prose head before an error tail
-    if ln.stamped or ln.rank is not None or _LOG_RECORD.match(s) or L._BOILERPLATE.match(s) or _TB_HEAD.match(s):
+    if (ln.stamped or ln.rank is not None or _LOG_RECORD.match(s) or L.PATTERNS["boilerplate"].match(s)
+            or _TB_HEAD.match(s)):
         return False
     if L._CJK.search(s):
         return True

@@ -4,6 +4,9 @@ A fact is `name -> value`; a value may hold alternatives joined by "|" (a report
 embedding and the LM head has `mismatch.param_role = "embedding|lm_head"`); two values agree when they share an
 alternative. `FACTS` documents every name, its values and whether a conflict is *hard* (the two messages describe
 different mechanisms, so the matcher must pull the score down) or *soft* (a hint only).
+
+The fact names and the regexes and vocabularies the rules read are data, in kb/data/rules/facts.toml; this module
+is the engine that runs them.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Final
 
+from kb import rules
 from kb.traceback.lines import missing_command
 
 
@@ -22,132 +26,19 @@ class FactSpec:
     weight: float = 1.0
 
 
-FACTS: Final[dict[str, FactSpec]] = {f.name: f for f in [
-    # load_state_dict / shape mismatches -----------------------------------------------------------------------------
-    FactSpec("mismatch.param_role", "embedding | lm_head | classifier | other — by the parameter name "
-             "(embed_tokens/wte/word_embeddings → embedding; lm_head/embed_out/output → lm_head; "
-             "classifier/score/cls → classifier)", hard=True),
-    FactSpec("mismatch.zero_side", "current_model | checkpoint | none — which side has a 0-element shape "
-             "(`torch.Size([0])`: a ZeRO-3 partitioned or meta placeholder)", hard=True, weight=1.5),
-    FactSpec("mismatch.relation", "zero | small_delta | multiple | other — small_delta: one dim differs by 1..64 "
-             "rows and the larger size is not padded to a multiple of 64 (added tokens, 32001 vs 32000); multiple: "
-             "one dim is k× (or 1/k of, rounded up to padding) the other (TP sharding 128256 vs 16064, 151936 vs "
-             "75968), or the larger is padded up to a multiple of 64 from an unpadded size (65536 vs 65535, "
-             "151936 vs 151665); other: anything else", hard=True, weight=1.5),
-    FactSpec("mismatch.factor", "the k of a `multiple` relation (\"2\", \"8\"), \"pad\" for padding to a multiple",
-             hard=False, weight=0.5),
-    FactSpec("mismatch.delta", "bucket of the row difference: 1 | 2-8 | 9-64 | 65-1024 | >1024", hard=False,
-             weight=0.5),
-    FactSpec("mismatch.direction", "checkpoint_larger | current_larger", hard=False, weight=0.5),
-    FactSpec("mismatch.dim", "which dim differs: 0 | 1 | ... | several", hard=False, weight=0.5),
-    FactSpec("state_dict.keys", "the key lists of a whole `Error(s) in loading state_dict` message: "
-             "missing+unexpected (keys were renamed, e.g. by a wrapper prefix) | unexpected (nothing is missing, so "
-             "nothing was renamed: extra keys only). PyTorch prints Missing before Unexpected, so a message showing "
-             "only Missing may be cut and is not read", hard=True),
-    # unpickling / file format ---------------------------------------------------------------------------------------
-    FactSpec("load_key.byte", "the byte in `invalid load key, 'v'.` (v: a git-lfs pointer file; <: an HTML page)",
-             hard=True, weight=2.0),
-    FactSpec("safetensors.error", "the header error name: HeaderTooLarge | InvalidHeaderDeserialization | ...",
-             hard=True),
-    # dtypes ---------------------------------------------------------------------------------------------------------
-    FactSpec("dtype.mentioned", "dtypes named in the message, normalised: bf16 | fp16 | fp32 | fp64 | fp8 | int8 | "
-             "int4 | int64 | int32 | bool (sorted, `|`-joined)", hard=True),
-    FactSpec("dtype.expected", "the dtype in `expected scalar type X` / `expected X`", hard=True),
-    FactSpec("dtype.found", "the dtype in `but found Y`", hard=True),
-    # CUDA -----------------------------------------------------------------------------------------------------------
-    FactSpec("cuda_assert.kernel", "kernel of a device-side assert (indexSelectLargeIndex, "
-             "nll_loss_forward_reduce_cuda_kernel_2d, ...)", hard=False, weight=1.0),
-    FactSpec("cuda_assert.condition", "the asserted condition, spaces collapsed (`srcIndex < srcSelectDimSize`)",
-             hard=True),
-    FactSpec("cuda.error", "the text after `CUDA error:` / `CUDA runtime error (N) :`, lower-case, without its "
-             "`when calling ...` tail (device-side assert triggered, out of memory, an illegal memory access ...)",
-             hard=True),
-    FactSpec("cuda.status", "CUBLAS_STATUS_* / CUDNN_STATUS_* / CUDA_ERROR_* name", hard=True),
-    # devices --------------------------------------------------------------------------------------------------------
-    FactSpec("device.pair", "device types of `Expected all tensors to be on the same device`, sorted: cpu+cuda, "
-             "cuda+meta, ...", hard=True),
-    FactSpec("device.order", "which device is named first: cpu_first | cuda_first | ...", hard=False, weight=0.7),
-    FactSpec("device.op", "the op of the device check (`wrapper_CUDA__index_select` → index_select, bmm, cat, ...)",
-             hard=True),
-    FactSpec("device.argument", "the argument named in `when checking argument for argument X`", hard=False,
-             weight=0.7),
-    # memory ---------------------------------------------------------------------------------------------------------
-    FactSpec("oom.kind", "cuda (device memory) | cpu (host allocator) | host_killed (SIGKILL / exit code -9 / kernel "
-             "OOM killer)", hard=True, weight=1.5),
-    FactSpec("oom.reserved_unallocated", "small | large (≥ 1 GiB reserved by PyTorch but unallocated: "
-             "fragmentation)", hard=False, weight=0.7),
-    FactSpec("oom.phase", "backward | evaluation — where an OOM struck, from the message, the frames it passed "
-             "through (run_backward, evaluation_loop, nested_concat) or an entry's title: activations in backward "
-             "and logits piled up in evaluation are different causes", hard=True),
-    # NCCL / distributed ---------------------------------------------------------------------------------------------
-    FactSpec("nccl.op", "collective in a NCCL timeout (allreduce, broadcast, allgather, ...)", hard=False,
-             weight=0.7),
-    FactSpec("nccl.timeout_ms", "the timeout of a NCCL watchdog (600000, 1800000)", hard=False, weight=0.5),
-    FactSpec("nccl.error", "ncclSystemError | ncclInternalError | ncclUnhandledCudaError | ncclInvalidUsage | "
-             "ncclRemoteError | timeout", hard=True),
-    FactSpec("nccl.resource", "shm | net | cuda — what the NCCL error names as failing", hard=True),
-    FactSpec("batch.world_size", "single | several — the world size in DeepSpeed's batch check: 1 means the "
-             "processes never formed one group (a launch problem), not batch sizes that do not divide", hard=True),
-    FactSpec("exitcode", "the exit code of a child reported by a launcher (-9, 1, ...)", hard=True),
-    FactSpec("signal", "the signal a child died of (SIGKILL, SIGSEGV, SIGABRT, ...)", hard=True),
-    # imports / names ------------------------------------------------------------------------------------------------
-    FactSpec("import.module", "the missing module or package, lower-case: `No module named 'x'`, `cannot import "
-             "name 'y' from 'x'`, `requires the X library`, `need to have x installed`", hard=True),
-    FactSpec("import.name", "name in `cannot import name 'y'`", hard=False),
-    FactSpec("command.missing", "the command a shell could not find (`bash: x: command not found`, cmd.exe's and "
-             "PowerShell's `not recognized`, in English or Chinese), lower-case without its directory", hard=True),
-    FactSpec("import.undefined_symbol", "namespace of an undefined C++ symbol (torch for at::/c10::/torch::, else "
-             "the first namespace)", hard=False),
-    FactSpec("key.value", "the key of a `KeyError` / `Unrecognized ... model type`", hard=False),
-    FactSpec("attribute.name", "the attribute in `has no attribute 'x'`", hard=False),
-    FactSpec("hw.requirement", "ampere when the message requires an Ampere (sm80+) GPU", hard=False),
-    # generation / export ------------------------------------------------------------------------------------------
-    FactSpec("generate.max_length", "default | set — the `max_length` in `Input length of input_ids is N, but "
-             "`max_length` is set to M`: 20 is transformers' default (no length was passed), another value is the "
-             "caller's own (a prompt longer than the context it chose)", hard=True),
-    FactSpec("onnx.support", "later_opset | none — an unsupported operator in an ONNX export: `Support for this "
-             "operator was added in version N` (export with a newer opset) or `request support` (no opset of this "
-             "exporter has it)", hard=True),
-    # configuration checks -------------------------------------------------------------------------------------------
-    FactSpec("config.values", "equal | differ — transformers' `ds X=a vs hf Y=b` lines of a DeepSpeed config that "
-             "mismatches TrainingArguments: equal values that still mismatch are a type (the string \"8\" against "
-             "8), not two settings that disagree", hard=True),
-    FactSpec("batch.divides", "yes | no — whether the batch in `global train batch size (a x b) must be evenly "
-             "divisible by the number of generations per prompt (g)` really is divisible: when it is, the check "
-             "failed for another reason (g = 1 is no group at all)", hard=True),
-    # symptoms -------------------------------------------------------------------------------------------------------
-    FactSpec("symptom", "messages PyTorch raises for many unrelated root causes, by name: inplace (a variable needed "
-             "for gradient computation was modified in place), backward_twice, batch_size (input vs target batch "
-             "size), no_process_group, zip_archive (PytorchStreamReader cannot read the archive), matmul_shapes, "
-             "no_grad_fn, index_range (`index out of range in self`), right_padding (generate()'s right-padding "
-             "warning)", hard=True),
-    # builds ---------------------------------------------------------------------------------------------------------
-    FactSpec("torch.build", "cpu when a version in the message carries `+cpu` or it says torch was not compiled "
-             "with CUDA; cuda when its versions carry only `+cuNNN` / `+rocmN` tags: an extension built for another "
-             "CUDA torch and a CPU-only torch are different installs to fix", hard=True),
-]}
+_DATA = rules.load("facts")
+FACTS: Final[dict[str, FactSpec]] = {f["name"]: FactSpec(**f) for f in _DATA["fact"]}
+_P: Final[dict[str, re.Pattern[str]]] = {name: rules.regex(spec) for name, spec in _DATA["pattern"].items()}
+_DTYPE_NAMES: Final[dict[str, str]] = _DATA["dtype_names"]
+_OOM_PHASES: Final = [(r["name"], rules.regex(r)) for r in _DATA["oom_phase"]]
+_NCCL_PHRASES: Final = [(rules.regex(r), r["error"]) for r in _DATA["nccl_phrase"]]
+_NCCL_RESOURCE: Final = [(rules.regex(r), r["resource"]) for r in _DATA["nccl_resource"]]
+_SIGNUM: Final[dict[str, str]] = _DATA["signal_numbers"]
+_SYMPTOMS: Final = [(r["name"], rules.regex(r)) for r in _DATA["symptom"]]
 
 # ----------------------------------------------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------------------------------------------
-
-_SIZE = r"torch\.Size\(\[(?P<{0}>[\d,\s]{{0,80}})\]\)"
-_STATE_DICT_MISMATCH = re.compile(
-    r"(?:size mismatch for\s)?(?P<param>[\w.\-]{1,300}):\s?copying a param with shape\s" + _SIZE.format("ck")
-    + r"\sfrom checkpoint(?:,\s?the shape in current model is\s" + _SIZE.format("cur") + r")?"
-)
-# `expected (75968, 1024), got (151936, 1024)`, `expected shape [a, b] but got [c, d]`
-_EXPECTED_GOT = re.compile(
-    r"expected(?: shape)?\s?[(\[](?P<cur>[\d,\s]{1,80})[)\]],?\s(?:but\s)?got\s?(?:shape\s)?[(\[](?P<ck>[\d,\s]{1,80})[)\]]",
-    re.I,
-)
-# `shape before sharding torch.Size([128256, 4096]), shape after sharding torch.Size([16064, 4096])`
-_TWO_SIZES = re.compile(_SIZE.format("a") + r".{1,120}?" + _SIZE.format("b"))
-
-_EMBED = re.compile(r"(?:embed_tokens|wte|word_embeddings|embed_in|tok_embeddings|embeddings\.word|\bshared\b|"
-                    r"wordembedding|embedding)", re.I)
-_HEAD = re.compile(r"(?:lm_head|embed_out|output_layer|\boutput\.weight|\bhead\.weight|logits)", re.I)
-_CLS = re.compile(r"(?:classifier|\bscore\b|\bcls\b|qa_outputs|pooler\.dense)", re.I)
 
 
 def _dims(s: str | None) -> list[int] | None:
@@ -170,11 +61,11 @@ def _numel(d: list[int]) -> int:
 
 
 def param_role(name: str) -> str:
-    if _HEAD.search(name):
+    if _P["head"].search(name):
         return "lm_head"
-    if _EMBED.search(name):
+    if _P["embed"].search(name):
         return "embedding"
-    if _CLS.search(name):
+    if _P["cls"].search(name):
         return "classifier"
     return "other"
 
@@ -252,16 +143,12 @@ def _hint(what: str, facts: dict[str, str]) -> str | None:
     return f"{what} {', '.join(f'{k}={v}' for k, v in facts.items())}" if facts else None
 
 
-_CUR_HALF = re.compile(r"the shape in current model is torch\.Size\(\[(?P<dims>[\d, ]{0,80})\]\)")
-_CK_HALF = re.compile(r"copying a param with shape torch\.Size\(\[(?P<dims>[\d, ]{0,80})\]\) from checkpoint")
-
-
 def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
     if "Error(s) in loading state_dict" in msg and "Unexpected key(s)" in msg:
         facts["state_dict.keys"] = "missing+unexpected" if "Missing key(s)" in msg else "unexpected"
     found = 0
-    for m in _STATE_DICT_MISMATCH.finditer(msg):
+    for m in _P["state_dict_mismatch"].finditer(msg):
         found += 1
         f: dict[str, str] = {"mismatch.param_role": param_role(m.group("param"))}
         ck, cur = _dims(m.group("ck")), _dims(m.group("cur"))
@@ -273,7 +160,7 @@ def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | Non
         if found >= 50:
             break
     if not found:
-        m = _EXPECTED_GOT.search(msg) or _TWO_SIZES.search(msg)
+        m = _P["expected_got"].search(msg) or _P["two_sizes"].search(msg)
         if m:
             names = m.re.groupindex
             ck = _dims(m.group("ck") if "ck" in names else m.group("a"))
@@ -287,7 +174,7 @@ def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | Non
                 found = 1
     if not found:
         # Half of a mismatch line, as quoted in prose: the side it names is the side of the empty shape.
-        for side, rx in (("current_model", _CUR_HALF), ("checkpoint", _CK_HALF)):
+        for side, rx in (("current_model", _P["cur_half"]), ("checkpoint", _P["ck_half"])):
             m = rx.search(msg)
             if m and (dims := _dims(m.group("dims"))) is not None and _numel(dims) == 0:
                 facts["mismatch.zero_side"] = side
@@ -300,36 +187,15 @@ def _rule_state_dict(exc_type: str, msg: str) -> tuple[dict[str, str], str | Non
     return facts, hint
 
 
-_LOAD_KEY = re.compile(r"invalid load key, '(?P<b>\\?.{1,4}?)'")
-_SAFETENSORS = re.compile(r"Error while deserializing header: (?P<e>\w{1,60})")
-
-
 def _rule_files(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    m = _LOAD_KEY.search(msg)
+    m = _P["load_key"].search(msg)
     if m:
         facts["load_key.byte"] = m.group("b")
-    m = _SAFETENSORS.search(msg)
+    m = _P["safetensors"].search(msg)
     if m:
         facts["safetensors.error"] = m.group("e")
     return facts, _hint("kept", facts)
-
-
-_DTYPE_NAMES: Final = {
-    "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16", "half": "fp16", "fp32": "fp32",
-    "float32": "fp32", "float": "fp32", "fp64": "fp64", "float64": "fp64", "double": "fp64", "fp8": "fp8",
-    "int8": "int8", "int4": "int4", "long": "int64", "int64": "int64", "int": "int32", "int32": "int32",
-    "bool": "bool", "amp": None,
-}
-# explicit dtype spellings anywhere (`fp16`, `torch.bfloat16`, `FP16 gradients`, `bf16/gpu`)
-_DTYPE_EXPLICIT = re.compile(r"(?<![\w])(?:torch\.)?(bf16|bfloat16|fp16|float16|fp32|float32|fp64|float64|fp8\w{0,8}|"
-                             r"float8\w{0,10}|int8|int4)(?![\w])", re.I)
-# PyTorch type names, only where they name a type: `scalar type Half`, `HalfTensor`, `found Float`, `dtype Long`
-_DTYPE_CONTEXT = re.compile(r"(?:scalar type|found|expected|dtype|type)\s(Half|Float|BFloat16|Double|Long|Int|Bool)\b"
-                            r"|\b(Half|Float|BFloat16|Double|Long|Int|Bool|Byte)Tensor\b")
-_EXPECTED_FOUND = re.compile(r"expected (?:scalar type |dtype |type )?(?:torch\.)?(\w{3,10}) but found (?:torch\.)?(\w{3,10})",
-                             re.I)
-_DTYPE_PAIR = re.compile(r"mat1 and mat2 must have the same dtype, but got (\w+) and (\w+)", re.I)
 
 
 def _norm_dtype(s: str) -> str | None:
@@ -341,18 +207,18 @@ def _norm_dtype(s: str) -> str | None:
 
 def _rule_dtypes(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     found: set[str] = set()
-    for m in _DTYPE_EXPLICIT.finditer(msg):
+    for m in _P["dtype_explicit"].finditer(msg):
         d = _norm_dtype(m.group(1))
         if d:
             found.add(d)
-    for m in _DTYPE_CONTEXT.finditer(msg):
+    for m in _P["dtype_context"].finditer(msg):
         d = _norm_dtype(m.group(1) or m.group(2))
         if d:
             found.add(d)
     facts: dict[str, str] = {}
     if found:
         facts["dtype.mentioned"] = "|".join(sorted(found))
-    m = _EXPECTED_FOUND.search(msg) or _DTYPE_PAIR.search(msg)
+    m = _P["expected_found"].search(msg) or _P["dtype_pair"].search(msg)
     if m:
         e, f = _norm_dtype(m.group(1)), _norm_dtype(m.group(2))
         if e and f:
@@ -360,37 +226,23 @@ def _rule_dtypes(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     return facts, (f"kept dtypes {facts['dtype.mentioned']}" if found else None)
 
 
-_CUDA_ASSERT = re.compile(r"(?:(?P<file>\w{1,80}\.cuh?):\d{1,6}:\s(?P<kernel>\w{1,120}):\s.{0,200}?)?"
-                          r"Assertion `(?P<cond>[^`\n]{1,300})` failed")
-_CUDA_ERROR = re.compile(r"CUDA (?:runtime )?error(?:\s?\(\d{1,4}\))?\s?:\s?(?P<e>[^\n.]{1,200})")
-_CUDA_STATUS = re.compile(r"\b(?:CU(?:BLAS|DNN|SPARSE|FFT|SOLVER)_STATUS_[A-Z_]{2,60}|CUDA_ERROR_[A-Z_]{2,60})")
-
-
 def _rule_cuda(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    m = _CUDA_ASSERT.search(msg)
+    m = _P["cuda_assert"].search(msg)
     if m:
         facts["cuda_assert.condition"] = " ".join(m.group("cond").split())
         if m.group("kernel"):
             facts["cuda_assert.kernel"] = m.group("kernel")
-    m = _CUDA_ERROR.search(msg)
+    m = _P["cuda_error"].search(msg)
     if m:
         e = m.group("e").strip().lower()
         e = re.split(r"\swhen calling\b|\s\(|\scuda kernel errors", e)[0].strip().rstrip(",;:")
         if e:
             facts["cuda.error"] = e
-    m = _CUDA_STATUS.search(msg)
+    m = _P["cuda_status"].search(msg)
     if m:
         facts["cuda.status"] = m.group(0)
     return facts, _hint("kept CUDA literals", facts)
-
-
-_DEVICES = re.compile(r"found at least two devices, (?P<a>[\w:]{2,12}) and (?P<b>[\w:]{2,12})[!.]?"
-                      r"(?:\s?\(when checking argument for argument (?P<arg>\w{1,40}) in method (?P<meth>\w{1,80})\))?",
-                      re.I)
-_DEVICES_OLD = re.compile(r"Expected (?:all tensors to be on the same device|object of device type) (?P<a>\w+).{0,80}"
-                          r"(?:got device type|but got) (?P<b>\w+)", re.I)
-_METHOD = re.compile(r"in method (?P<meth>\w{1,80})")
 
 
 def _device_type(s: str) -> str:
@@ -404,7 +256,7 @@ def _op_of(method: str) -> str:
 
 def _rule_devices(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    m = _DEVICES.search(msg) or _DEVICES_OLD.search(msg)
+    m = _P["devices"].search(msg) or _P["devices_old"].search(msg)
     if not m:
         return {}, None
     a, b = _device_type(m.group("a")), _device_type(m.group("b"))
@@ -415,29 +267,11 @@ def _rule_devices(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
         facts["device.argument"] = gd["arg"]
     meth = gd.get("meth")
     if not meth:
-        mm = _METHOD.search(msg)
+        mm = _P["method"].search(msg)
         meth = mm.group("meth") if mm else None
     if meth:
         facts["device.op"] = _op_of(meth)
     return facts, f"kept devices {m.group('a')} and {m.group('b')}" + (f", op {facts['device.op']}" if meth else "")
-
-
-_OOM_CUDA = re.compile(r"CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|HIP out of memory|"
-                       r"out of memory on device|\b(?:CUDA|GPU|VRAM) OOM\b|\bOOM on (?:the )?GPU|"
-                       r"\bout of (?:CUDA|GPU|device|video) memory\b|"
-                       r"显存不足|爆显存|显存溢出", re.I)
-_OOM_CPU = re.compile(r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
-                      r"\bcannot allocate memory\b|std::bad_alloc|MemoryError", re.I)
-_OOM_KILLED = re.compile(r"exitcode\s{0,2}:\s{0,2}-9\b|Signal 9 \(SIGKILL\)|return code = -9|\bsignal SIGKILL\b|"
-                         r"died with <Signals\.SIGKILL|^Killed$|Out of memory: Kill(?:ed)? process|oom-kill", re.M)
-_RESERVED = re.compile(r"(?P<n>[\d.]{1,10}) (?P<u>[KMGT]iB) is reserved by PyTorch but unallocated")
-
-
-_OOM_PHASES: Final[list[tuple[str, re.Pattern[str]]]] = [
-    ("backward", re.compile(r"\bbackward\b|run_backward|backprop|反向", re.I)),
-    ("evaluation", re.compile(r"\bevaluat(?:e|ion|ing)|\beval(?:uation)?_loop\b|\bprediction_(?:step|loop)\b|"
-                              r"nested_concat|评估|评测", re.I)),
-]
 
 
 def oom_phase(text: str) -> str | None:
@@ -449,16 +283,16 @@ def oom_phase(text: str) -> str | None:
 def _rule_memory(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
     text = f"{exc_type} {msg}"
-    if _OOM_CUDA.search(text):
+    if _P["oom_cuda"].search(text):
         facts["oom.kind"] = "cuda"
-    elif _OOM_KILLED.search(msg):
+    elif _P["oom_killed"].search(msg):
         facts["oom.kind"] = "host_killed"
-    elif _OOM_CPU.search(text):
+    elif _P["oom_cpu"].search(text):
         facts["oom.kind"] = "cpu"
     phase = oom_phase(msg) if "oom.kind" in facts else None
     if phase:
         facts["oom.phase"] = phase
-    m = _RESERVED.search(msg)
+    m = _P["reserved"].search(msg)
     if m:
         try:
             gib = float(m.group("n")) * {"KiB": 1 / 1024 ** 2, "MiB": 1 / 1024, "GiB": 1.0, "TiB": 1024.0}[m.group("u")]
@@ -468,42 +302,15 @@ def _rule_memory(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     return facts, _hint("memory:", facts)
 
 
-_NCCL_OP = re.compile(r"OpType=(?P<op>\w{1,30})")
-_NCCL_TIMEOUT = re.compile(r"Timeout\(ms\)=(?P<ms>\d{1,10})")
-_NCCL_ERR = re.compile(r"\b(nccl[A-Z]\w{1,40}(?:Error|Usage))\b")
-_NCCL_PHRASES: Final = [
-    (re.compile(r"unhandled system error", re.I), "ncclSystemError"),
-    (re.compile(r"internal error", re.I), "ncclInternalError"),
-    (re.compile(r"unhandled cuda error", re.I), "ncclUnhandledCudaError"),
-    (re.compile(r"invalid usage", re.I), "ncclInvalidUsage"),
-    (re.compile(r"remote process exited or there was a network error", re.I), "ncclRemoteError"),
-    (re.compile(r"Watchdog caught collective operation timeout|collective operation timeout|NCCL timeout", re.I),
-     "timeout"),
-]
-_NCCL_RESOURCE: Final = [
-    (re.compile(r"shared memory segment|/dev/shm|\bshm\b", re.I), "shm"),
-    (re.compile(r"Connection (?:closed|refused|reset)|ibv_\w+|NET/IB|NET/Socket|socket timeout", re.I), "net"),
-    (re.compile(r"Cuda failure|unhandled cuda error", re.I), "cuda"),
-]
-_EXITCODE = re.compile(r"(?:exitcode\s{0,2}:\s{0,2}|return code\s?=\s?|exit status\s|exit code\s)(?P<c>-?\d{1,4})")
-_SIGNAL = re.compile(r"Signal \d{1,2} \((?P<s>SIG[A-Z]{2,8})\)|terminated with signal (?P<t>SIG[A-Z]{2,8})|"
-                     r"died with <Signals\.(?P<u>SIG[A-Z]{2,8})")
-_SIGNUM: Final = {"9": "SIGKILL", "11": "SIGSEGV", "6": "SIGABRT", "7": "SIGBUS", "15": "SIGTERM", "2": "SIGINT"}
-
-
-# DeepSpeed's batch check: `... * world_size 1024 != 64 * 2 * 1`, the world size last.
-_BATCH_WORLD = re.compile(r"world_size\s*\d+\s*!=\s*\d+\s*\*\s*\d+\s*\*\s*(?P<w>\d+)")
-
-
 def _rule_distributed(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    m = _NCCL_OP.search(msg)
+    m = _P["nccl_op"].search(msg)
     if m:
         facts["nccl.op"] = m.group("op").lower().replace("_", "")
-    m = _NCCL_TIMEOUT.search(msg)
+    m = _P["nccl_timeout"].search(msg)
     if m:
         facts["nccl.timeout_ms"] = m.group("ms")
-    m = _NCCL_ERR.search(msg)
+    m = _P["nccl_err"].search(msg)
     if m:
         facts["nccl.error"] = m.group(1)
     elif "nccl" in msg.lower() or "Watchdog" in msg:
@@ -517,29 +324,18 @@ def _rule_distributed(exc_type: str, msg: str) -> tuple[dict[str, str], str | No
                 facts["nccl.resource"] = name
                 break
     if "closing signal" not in msg:
-        m = _EXITCODE.search(msg)
+        m = _P["exitcode"].search(msg)
         if m:
             facts["exitcode"] = m.group("c")
             if m.group("c").startswith("-") and m.group("c")[1:] in _SIGNUM:
                 facts["signal"] = _SIGNUM[m.group("c")[1:]]
-        m = _SIGNAL.search(msg)
+        m = _P["signal"].search(msg)
         if m:
             facts["signal"] = m.group("s") or m.group("t") or m.group("u")
-    m = _BATCH_WORLD.search(msg)
+    m = _P["batch_world"].search(msg)
     if m:
         facts["batch.world_size"] = "single" if m.group("w") == "1" else "several"
     return facts, _hint("distributed:", facts)
-
-
-_NO_MODULE = re.compile(r"No module named '(?P<m>[\w.]{1,120})'"
-                        # transformers' backend checks say it in words: `requires the SentencePiece library but it
-                        # was not found`, `You need to have sentencepiece installed`, `requires the protobuf library`
-                        r"|requires the (?P<lib>[\w.\-]{2,40}) library|need to have (?P<pkg>[\w.\-]{2,40}) installed")
-_CANNOT_IMPORT = re.compile(r"cannot import name '(?P<n>\w{1,120})' from '(?P<m>[\w.]{1,120})'")
-_UNDEF = re.compile(r"undefined symbol: (?P<s>_Z\w{1,4000})")
-_KEY = re.compile(r"^'(?P<k>[^'\n]{1,120})'$|model type `?'?(?P<t>[\w\-]{1,60})`?'?")
-_ATTR = re.compile(r"has no attribute '(?P<a>\w{1,120})'")
-_AMPERE = re.compile(r"\bAmpere\b|sm_?8\d|compute capability (?:>=|of at least) ?8", re.I)
 
 
 def _demangle_ns(sym: str) -> str | None:
@@ -554,79 +350,55 @@ def _demangle_ns(sym: str) -> str | None:
 
 def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    m = _NO_MODULE.search(msg)
+    m = _P["no_module"].search(msg)
     if m:
         facts["import.module"] = (m.group("m") or m.group("lib") or m.group("pkg")).split(".")[0].lower()
-    m = _CANNOT_IMPORT.search(msg)
+    m = _P["cannot_import"].search(msg)
     if m:
         facts["import.name"], facts["import.module"] = m.group("n"), m.group("m").split(".")[0].lower()
-    m = _UNDEF.search(msg)
+    m = _P["undef"].search(msg)
     if m:
         ns = _demangle_ns(m.group("s"))
         if ns:
             facts["import.undefined_symbol"] = ns
     if exc_type.endswith("KeyError") or "model type" in msg:
-        m = _KEY.search(msg.strip())
+        m = _P["key"].search(msg.strip())
         if m:
             facts["key.value"] = (m.group("k") or m.group("t")).lower()
-    m = _ATTR.search(msg)
+    m = _P["attr"].search(msg)
     if m:
         facts["attribute.name"] = m.group("a")
     cmd = missing_command(msg)
     if cmd:
         facts["command.missing"] = cmd
-    if _AMPERE.search(msg):
+    if _P["ampere"].search(msg):
         facts["hw.requirement"] = "ampere"
     return facts, _hint("names:", facts)
 
 
-_MAX_LENGTH = re.compile(r"but `?max_length`? is set to (?P<n>\d+)")
-_ONNX_LATER = re.compile(r"Support for this operator was added in version \d+")
-_ONNX_NONE = re.compile(r"Exporting the operator .{1,200} is not supported\. Please feel free to request support")
-
-
 def _rule_generation(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    m = _MAX_LENGTH.search(msg)
+    m = _P["max_length"].search(msg)
     if m:
         facts["generate.max_length"] = "default" if m.group("n") == "20" else "set"
-    if _ONNX_LATER.search(msg):
+    if _P["onnx_later"].search(msg):
         facts["onnx.support"] = "later_opset"
-    elif _ONNX_NONE.search(msg):
+    elif _P["onnx_none"].search(msg):
         facts["onnx.support"] = "none"
     return facts, _hint("generation/export:", facts)
 
 
-_DS_VS_HF = re.compile(r"ds [\w.]+=(?P<a>\S+) vs hf [\w.]+(?: \(calculated\))?=(?P<b>\S+)")
-_GEN_BATCH = re.compile(r"global train batch size \((?P<a>\d+) x (?P<b>\d+)\) must be evenly divisible by the "
-                        r"number of generations per prompt \((?P<g>\d+)\)")
-
-
 def _rule_config(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
-    pairs = _DS_VS_HF.findall(msg)
+    pairs = _P["ds_vs_hf"].findall(msg)
     if pairs:
         same = all(a.strip("'\"") == b.strip("'\"") for a, b in pairs)
         facts["config.values"] = "equal" if same else "differ"
-    m = _GEN_BATCH.search(msg)
+    m = _P["gen_batch"].search(msg)
     if m:
         g = int(m.group("g"))
         facts["batch.divides"] = "yes" if g and int(m.group("a")) * int(m.group("b")) % g == 0 else "no"
     return facts, _hint("configuration:", facts)
-
-
-_SYMPTOMS: Final[list[tuple[str, re.Pattern]]] = [
-    ("inplace", re.compile(r"modified by an inplace operation")),
-    ("backward_twice", re.compile(r"backward through the graph a second time")),
-    ("batch_size", re.compile(r"Expected input batch_size \(?\S{1,12}\)? to match target batch_size")),
-    ("no_process_group", re.compile(r"Default process group (?:has not been|is not) initialized")),
-    ("zip_archive", re.compile(r"PytorchStreamReader failed reading zip archive")),
-    ("matmul_shapes", re.compile(r"mat1 and mat2 shapes cannot be multiplied")),
-    ("no_grad_fn", re.compile(r"does not require grad and does not have a grad_fn")),
-    ("index_range", re.compile(r"index out of range in self")),
-    # generate() checks only the last column for pad ids, so a pad token equal to EOS trips it too
-    ("right_padding", re.compile(r"right-padding was detected")),
-]
 
 
 def _rule_symptoms(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
@@ -636,12 +408,8 @@ def _rule_symptoms(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]
     return {}, None
 
 
-_CPU_BUILD = re.compile(r"\d\+cpu\b|not compiled with CUDA enabled", re.I)
-_GPU_BUILD = re.compile(r"\d\+(?:cu\d{2,3}|rocm[\d.]+)\b")
-
-
 def _rule_builds(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
-    build = "cpu" if _CPU_BUILD.search(msg) else "cuda" if _GPU_BUILD.search(msg) else None
+    build = "cpu" if _P["cpu_build"].search(msg) else "cuda" if _P["gpu_build"].search(msg) else None
     return ({"torch.build": build}, f"torch build shown: {build}") if build else ({}, None)
 
 

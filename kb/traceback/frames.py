@@ -1,10 +1,16 @@
-"""Python frame lines → `Frame`, with the library a file belongs to, and the `module:function` reduction."""
+"""Python frame lines → `Frame`, with the library a file belongs to, and the `module:function` reduction.
+
+The names of libraries and launchers are data: kb/data/rules/vocabulary.toml.
+"""
 from __future__ import annotations
 
 import re
 from typing import Final
 
+from kb import rules
 from kb.traceback.models import Frame
+
+_WORDS = rules.load("vocabulary")
 
 # `File "/x/site-packages/torch/nn/modules/module.py", line 1501, in _call_impl` (the `in f` part may be cut).
 # faulthandler prints `File "...", line N in f` (no comma before `in`).
@@ -19,23 +25,15 @@ _STDLIB = re.compile(r"(?:[\\/]lib[\\/]python\d(?:\.\d{1,2})?|[A-Za-z]:[\\/][^\n
 # `<frozen importlib._bootstrap>` names a stdlib module; `<string>`, `<stdin>` name nothing.
 _FROZEN = re.compile(r"^<frozen (?P<mod>[\w.]{1,200})>$")
 # Console scripts of launchers: `/env/bin/torchrun` belongs to torch.
-_SCRIPTS: Final = {"torchrun": "torch", "deepspeed": "deepspeed", "accelerate": "accelerate", "vllm": "vllm",
-                   "llamafactory-cli": "llamafactory", "xtuner": "xtuner", "lightning": "lightning"}
+_SCRIPTS: Final[dict[str, str]] = _WORDS["launcher_scripts"]
 _SCRIPT = re.compile(r"[\\/]bin[\\/](?P<name>[\w.-]{1,60})$")
 
 # Libraries recognised in a source checkout (`/workspace/flash-attention/flash_attn/x.py`, `src/liger_kernel/...`),
-# where no site-packages marks them. Only packages that are unlikely names for a user's own folder.
-KNOWN_LIBRARIES: Final = frozenset(
-    """torch transformers deepspeed accelerate peft vllm flash_attn trl megatron apex bitsandbytes xformers triton
-    safetensors tokenizers datasets colossalai liger_kernel lightning pytorch_lightning fairscale sentencepiece
-    huggingface_hub diffusers llamafactory xtuner torchtune nemo sglang optimum auto_gptq awq fire""".split()
-)
+# where no site-packages marks them.
+KNOWN_LIBRARIES: Final = rules.words(_WORDS["known_libraries"])
 
 # Frames of launchers; an error whose deepest frame is in one of these is the launcher's, not the job's.
-LAUNCHER_MODULES: Final = (
-    "torch.distributed.elastic", "torch.distributed.run", "torch.distributed.launch", "torch.multiprocessing.spawn",
-    "deepspeed.launcher", "accelerate.commands", "torchrun", "deepspeed", "accelerate",
-)
+LAUNCHER_MODULES: Final = tuple(_WORDS["launcher_modules"])
 
 
 def _dotted(rest: str) -> list[str]:

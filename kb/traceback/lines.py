@@ -3,17 +3,30 @@
 `classify_line` tells what kind of line one line of a report or postmortem is; `find_error_lines` pulls the error and
 warning lines out of a whole text (ingest uses it on postmortems, the parser on reports).
 
-Every pattern is a named, commented regex in a table (sentry `parameterization.py` style). All patterns are linear:
-no nested unbounded quantifiers, and lines are capped at `MAX_LINE_CHARS` before any matching.
+Every pattern is a named, commented regex in a table (sentry `parameterization.py` style): the tables (line
+patterns, launcher prefixes, stopwords, dedupe masks) are data, in kb/data/rules/lines.toml; this module runs them.
+All patterns are linear: no nested unbounded quantifiers, and lines are capped at `MAX_LINE_CHARS` before any
+matching.
 """
 from __future__ import annotations
 
 import re
 from typing import Final
 
+from kb import rules
+
 ERROR_KINDS: Final = ("exception", "cuda", "nccl", "cpp", "warning", "launcher", "log")
 
 MAX_LINE_CHARS: Final = 4000      # longer lines are junk (minified JSON, binary); only their head is looked at
+
+_DATA = rules.load("lines")
+PATTERNS: Final[dict[str, re.Pattern[str]]] = {name: rules.regex(r) for name, r in _DATA["pattern"].items()}
+# Per-process prefixes added by launchers, stripped repeatedly (they can stack: `[default0]:[rank0]:`).
+_PREFIXES: Final = [(r["name"], rules.regex(r)) for r in _DATA["prefix"]]
+_STOPWORDS: Final = rules.words(_DATA["stopwords"])
+_BARE_TYPES: Final = frozenset(_DATA["bare_types"])
+# Parts of a line that differ between ranks/threads of one failure; masked only to decide duplicates.
+_DEDUPE_MASKS: Final = [(r["name"], rules.regex(r), r["replace"]) for r in _DATA["dedupe_mask"]]
 
 # ---------------------------------------------------------------------------------------------------------------
 # Cleaning: what is stripped from a line before it is classified (and before it is returned as "verbatim").
@@ -21,37 +34,6 @@ MAX_LINE_CHARS: Final = 4000      # longer lines are junk (minified JSON, binary
 
 # ANSI colour / cursor sequences (CSI, OSC, two-byte escapes) and stray carriage-return overwrites.
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,40}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,400}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-
-# Per-process prefixes added by launchers, stripped repeatedly (they can stack: `[default0]:[rank0]:`).
-_PREFIXES: Final[list[tuple[str, re.Pattern[str]]]] = [
-    # torchrun --tee / --log-line-prefix-template: `[rank3]:`, `[default0]:`, `[Rank 2]:`
-    ("rank", re.compile(r"^\s{0,8}\[(?:rank|default|Rank |local_rank)\s?\d{1,6}\]:\s?")),
-    # mpirun --tag-output: `[1,0]<stderr>:`
-    ("mpi", re.compile(r"^\s{0,8}\[\d{1,6},\d{1,6}\]<(?:stdout|stderr)>:\s?")),
-    # Ray workers: `(RayWorkerWrapper pid=1234)` / `(pid=1234, ip=10.0.0.1)`
-    ("ray", re.compile(r"^\s{0,8}\((?:\w{1,60} )?pid=\d{1,9}(?:, ip=[\d.]{7,15})?\)\s?")),
-    # srun -l / pdsh / deepspeed multi-node: `0: `, `worker-1: `, `node03: ` (lower-case host ending in a digit so
-    # that `RuntimeError: ` is never taken for a host name, nor a library `libnccl.so.2: `)
-    ("host", re.compile(r"^\s{0,8}(?!\S{0,40}\.so\.\d)(?:\d{1,4}|[a-z][a-z0-9_.-]{0,40}\d|localhost):\s(?=\S)")),
-    # ISO-ish timestamps, optionally bracketed: `2024-05-01 12:03:04,512`, `[2024-05-01T12:03:04.5Z]`
-    ("timestamp", re.compile(
-        r"^\s{0,8}\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
-        r"(?:\s{0,4}[|-]\s{0,4}|\s{1,4}|:\s|$)")),
-    # bare clock times: `12:03:04 `, `[12:03:04.123]`
-    ("clock", re.compile(r"^\s{0,8}\[?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?\s{1,4}")),
-    # tqdm progress bar glued in front of the real line: `  0%|          | 0/10 [00:00<?, ?it/s]`
-    ("progress", re.compile(r"^\s{0,8}\d{1,3}%\|[^|\n]{0,200}\|[^\[\n]{0,80}\[[^\]\n]{0,80}\]")),
-    # vLLM-style logger: `ERROR 09-27 06:46:46 engine.py:157] ` (the level stays in the message when it matters)
-    # (newer releases bracket the location: `ERROR 04-06 20:46:48 [serving_chat.py:885] `)
-    ("logger", re.compile(r"^\s{0,8}(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)\s\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
-                          r"\s\[?[\w.\-]{1,80}:\d{1,6}\]\s")),
-    # what is left of such a prefix when the reporter cut the level and the time: `[serving_chat.py:885] `
-    ("location", re.compile(r"^\s{0,8}\[[\w.\-]{1,80}\.py:\d{1,6}\]\s")),
-    # docker compose service prefix: `vllm_1   | `, `api-1  | `
-    ("compose", re.compile(r"^\s{0,8}[A-Za-z][\w.\-]{0,40}[_-]\d{1,3}\s{1,12}\|\s")),
-    # the margin of a boxed banner: `** WARNING: The BPE pre-tokenizer was not recognized!`
-    ("banner", re.compile(r"^\s{0,8}\*{2,3}\s+(?=\S)")),
-]
 
 # A rank prefix in the middle of a line: output of several ranks glued together without a newline.
 _MIDLINE_RANK = re.compile(r"(?<=\S)(?=\[(?:rank|default)\d{1,6}\]:)")
@@ -136,255 +118,32 @@ def split_glued(line: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Classification rules. Each entry: (name, kind, regex, anchored). Anchored rules only look at the start of the
-# cleaned line; unanchored ones search anywhere but are vetoed on prose (see `looks_like_prose`).
-# Order matters: the first rule that fires decides the kind.
+# Classification (`_classify_clean`) over `PATTERNS`. Anchored patterns only look at the start of the cleaned line;
+# unanchored ones search anywhere but are vetoed on prose (see `looks_like_prose`). Order matters: the first rule
+# that fires decides the kind.
 # ---------------------------------------------------------------------------------------------------------------
 
-# `File "x.py", line 3, in f` (Python), `Traceback (most recent call last):`, chain markers, C++ frames.
-_FRAME = re.compile(
-    r"""^(?:
-        File\ "[^"\n]{1,1000}",\ line\ \d+            # python frame header
-      | File\ "[^"\n]{1,1000}"$                       # frame without a line number (rare, cut logs)
-      | (?:Original\ )?Traceback\ \(most\ recent\ call\ last\):?
-      | During\ handling\ of\ the\ above\ exception
-      | The\ above\ exception\ was\ the\ direct\ cause
-      | Exception\ ignored\ in\b                      # marks a cleanup error (`__del__`); the parser ranks it
-      | frame\ \#\d+:                                 # c10 C++ backtrace
-      | \#\d+\ {1,4}0x[0-9a-fA-F]+\ in\ \S            # gdb / glibc backtrace
-      | C\+\+\ CapturedTraceback:
-      | Stack\ trace\ \(most\ recent\ call\ last\)
-      | (?:Current\ )?[Tt]hread\ 0x[0-9a-fA-F]+\ \(most\ recent\ call\ first\):   # faulthandler dump
-    )""",
-    re.X,
-)
-
 # Python exception header: `pkg.mod.SomeError: message` or a bare `SomeError`. Type names are checked afterwards
-# against `_TYPE_SUFFIX` / `_BARE_TYPES`, so `Note: ...` or `Config: ...` are not taken for exceptions.
+# against the type suffixes and bare types of the rules, so `Note: ...` or `Config: ...` are not taken for exceptions.
 _EXC_HEAD = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]{0,80}\.){0,10}[A-Z_][\w]{0,80})(?:\s?:(?:\s(?P<msg>.*)|$)|$)")
-_TYPE_SUFFIX = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Failed|Warning|Iteration)$")
-_BARE_TYPES: Final = frozenset({"StopIteration", "KeyboardInterrupt", "SystemExit", "GeneratorExit"})
-
-# Lines that are the body of a load_state_dict error even when the header line was cut away.
-_STATE_DICT_DETAIL = re.compile(
-    r"""^(?:
-        Error\(s\)\ in\ loading\ (?:state_dict|the\ state_dict)     # header without its `RuntimeError:`
-      | size\ mismatch\ for\ \S                                   # per-parameter detail line
-      | size\ mismatch\b                                          # `size mismatch, got input (2), mat (2x4096)`
-      | (?:Missing|Unexpected)\ key\(s\)\ in\ state_dict
-      | [\w.\-]{1,200}:\ copying\ a\ param\ with\ shape           # detail with the `size mismatch for` cut off
-    )""",
-    re.X,
-)
-
-_LAUNCHER = re.compile(
-    r"""(?:
-        \bChildFailedError\b                                  # torch.distributed.elastic wrapper
-      | \bexitcode\s{0,2}:\s{0,2}-?\d+                        # `failed (exitcode: -9) local_rank: 0`
-      | \bexits?\ with\ return\ code\ ?=\ ?-?\d+              # deepspeed launcher
-      | \bSignal\ \d{1,2}\ \(SIG[A-Z]{2,8}\)\ received          # torchrun forwarding a signal
-      | \bclosing\ signal\ SIG[A-Z]{2,8}                       # torchrun killing the sibling ranks
-      | \bProcessExitedException\b                            # torch.multiprocessing.spawn
-      | \bprocess\ \d+\ terminated\ with\ (?:signal|exit\ code)
-      | \bdied\ with\ <Signals\.SIG[A-Z]{2,8}
-      | \bCalledProcessError\b.{0,400}\bnon-zero\ exit\ status  # launcher re-raising a failed child
-      | ^Root\ Cause\ \(first\ observed\ failure\)
-      | ^Killed$                                              # the shell's note after SIGKILL (often host OOM)
-    )""",
-    re.X,
-)
-
-_CUDA = re.compile(
-    r"""(?:
-        \bCUDA\ error\b                                       # `CUDA error: device-side assert triggered`
-      | \bCUDA\ runtime\ error\b                              # old torch: `CUDA runtime error (59)`
-      | \bCUDA\ driver\ error\b
-      | \bdevice-side\ assert
-      | \bCU(?:BLAS|DNN|SPARSE|FFT|SOLVER)_STATUS_[A-Z_]+      # library status names
-      | \bcuDNN\ error\b
-      | \bCUDA_ERROR_[A-Z_]+
-      | \bAssertion\ `[^`\n]{1,300}`\ failed                   # kernel assert, repeated per thread
-      | \.cuh?:\d+:\ \w+:\ block:\ \[                          # `Indexing.cu:1289: indexSelectLargeIndex: block: [`
-      | \billegal\ memory\ access\ was\ encountered
-      | \bunspecified\ launch\ failure
-      | \bno\ kernel\ image\ is\ available
-    )""",
-    re.X,
-)
-
-_NCCL = re.compile(
-    r"""(?:
-        \bnccl[A-Z]\w{0,40}Error\b                            # ncclInternalError, ncclSystemError, ...
-      | \bNCCL\ (?:WARN|ERROR)\b                              # NCCL's own log lines
-      | \bNCCL\ error\b
-      | \bNCCL\ communicator\b.{0,80}\b(?:abort|fail|timeout)
-      | \bProcessGroupNCCL\b.{0,400}\b(?:timeout|timed\ out|abort|error|fail|Watchdog)
-      | \bWatchdog\ caught\ collective\ operation\ timeout
-      | \bDistBackendError\b
-    )""",
-    re.X | re.I,
-)
-
-_CPP = re.compile(
-    r"""(?:
-        \bc10::\w{0,40}Error\b                                # c10::Error, c10::CUDAError (not `c10::cuda::SetDevice`)
-      | ^terminate\ called\ after\ throwing
-      | ^what\(\):
-      | ^Exception\ raised\ from\ \S+\ at\ \S
-      | \bstd::(?:bad_alloc|runtime_error|out_of_range|logic_error|invalid_argument|system_error)\b
-      | \[enforce\ fail\ at\ 
-      | ^Segmentation\ fault\b | ^Bus\ error\b | ^Floating\ point\ exception\b
-      | \bAborted\ \(core\ dumped\) | \(core\ dumped\)
-      | ^Fatal\ Python\ error:
-      | ^undefined\ symbol:\ \S | \bsymbol\ lookup\ error:        # the dynamic loader (`ldd -r`, a failed exec)
-      | ^\*\*\*\ (?:Aborted|SIGSEGV|SIGABRT|Error\ in)\b
-    )""",
-    re.X,
-)
-
-# A compiler's or linker's diagnostic, in any locale: native builds of extensions (flash-attn, apex, DeepSpeed ops)
-# fail with these, and the header, option or library they name is the cause.
-_COMPILER = re.compile(
-    r"""(?:
-        ^\S{1,300}:\d{1,6}(?::\d{1,4})?:\ (?:fatal\ )?error:\ \S               # `x.cu:12:10: fatal error: cuda.h: ...`
-      | ^(?:\S{0,200}/)?(?:gcc|g\+\+|c\+\+|cc1(?:plus)?|clang(?:\+\+)?|nvcc|ld|collect2)(?:-\d{1,2})?(?:\.exe)?
-        \s{0,4}:?\s{0,4}(?:fatal\ error|fatal|error|致命错误|错误)\s{0,4}[:：]      # `gcc: 致命错误：`, `nvcc fatal   : ...`
-      | ^(?:\S{0,200}/)?ld(?:\.\w{1,10})?:\ cannot\ find\ -l\S                # `/usr/bin/ld: cannot find -lcuda`
-    )""",
-    re.X,
-)
 
 
 def compiler_diagnostic(line: str) -> bool:
-    return _COMPILER.match(clean_line(line)) is not None
-
-
-# Warnings that are not in `SomethingWarning: msg` form.
-_WARNING = re.compile(
-    r"""(?:
-        ^\[W\ [\w.]+:\d+\]                                    # c10 warning: `[W ProcessGroupNCCL.cpp:123]`
-      | ^\S{1,400}\.py:\d{1,6}:\ \w{0,40}Warning:              # warnings.warn: `/x/checkpoint.py:31: UserWarning: ...`
-      | ^W\d{4}\ \d{2}:\d{2}:\d{2}                            # glog warning
-      | ^WARNING\b | ^\[WARNING\] | \[WARNING\]\ \[ | ^WARN\b | ^Warning:
-      | ^[A-Z][A-Z0-9_]{1,30}:\ WARN(?:ING)?\b                  # a component's warning: `CUDA_SETUP: WARNING! ...`
-      | \|\ WARNING\ \|                                       # loguru
-      | \bnot\ in\ (?:the\ )?state_dict\b                     # `x.w1w3 not in state_dict, loading ...`
-      | ^Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)
-      | ^You\ should\ probably\ TRAIN\ this\ model
-      | (?:^|\]\ )OVERFLOW!\ Rank\ \d+\ Skipping\ step            # DeepSpeed fp16 loss scaler
-      | ^Gradient\ overflow\.\s+Skipping\ step                  # apex / Megatron loss scaler
-      | ^Some\ parameters\ are\ on\ the\ meta\ device\b           # accelerate: weights offloaded at load
-    )""",
-    re.X,
-)
-
-# Well-known library messages that read like sentences; without this they would be taken for the reporter's words.
-_KNOWN_MESSAGE = re.compile(
-    r"^(?:\[[\w\s.:-]{1,40}\]\s*)?(?:Some\ weights\ of\ .{1,300}\ were\ not\ (?:initialized|used)"
-    r"|(?:.{0,300}\ )?were\ not\ (?:initialized|used)\ (?:from|when\ initializing)\ .{0,300}"   # its wrapped lines
-    r"|and\ are\ newly\ initialized(?:\ because\ the\ shapes\ did\ not\ match)?:"
-    r"|You\ should\ probably\ TRAIN\ this\ model|OVERFLOW!\ Rank\ \d+\ Skipping\ step"
-    r"|Gradient\ overflow\.\s+Skipping\ step|Current\ loss\ scale\ already\ at\ minimum"
-    r"|Some\ parameters\ are\ on\ the\ meta\ device\b"
-    # transformers' generation warnings
-    r"|A\ decoder-only\ architecture\ is\ being\ used,\ but\ right-padding\ was\ detected"
-    r"|The\ attention\ mask\ and\ the\ pad\ token\ id\ were\ not\ set"
-    r"|The\ attention\ mask\ is\ not\ set\ and\ cannot\ be\ inferred"
-    r"|Input\ length\ of\ input_ids\ is\ \d+,\ but\ `max_length`\ is\ set\ to"
-    r"|This\ is\ a\ friendly\ reminder\ -\ the\ current\ text\ generation\ call\ will\ exceed)",
-    re.X,
-)
-
-# Other error-ish log lines.
-_LOG = re.compile(
-    r"""(?:
-        ^(?:ERROR|FATAL|CRITICAL)\b                           # python logging / plain level word
-      | ^\[(?:ERROR|FATAL|CRITICAL|E)\]
-      | \[(?:ERROR|FATAL|CRITICAL)\]\ \[                      # deepspeed: `[ERROR] [engine.py:12:f]`
-      | ^\[E\ [\w.]+:\d+\]                                    # c10 error log line
-      | ^[EF]\d{4}\ \d{2}:\d{2}:\d{2}                         # glog error / fatal
-      | \|\ (?:ERROR|CRITICAL)\ \|                            # loguru
-      | ^error:\ \S                                           # compilers, pip: `error: subprocess-exited-with-error`
-      | ^Error\ (?:while|when|in|during|loading|occurred|on)\b # `Error while creating shared memory segment ...`
-      | \bOut\ of\ memory:\ Kill(?:ed)?\ process\b            # kernel OOM killer (dmesg)
-      | \boom-kill(?:er)?\b
-      | \bCUDA\ out\ of\ memory\b                             # OOM text without its exception type
-      | \bOutOfMemoryError\b
-      | \.so(?:\.\d[\w.]{0,20})?:\ (?:undefined\ symbol:|cannot\ open\ shared\ object\ file)   # the dynamic loader
-      | \bexpected\ (?:shape\ )?[(\[][\d,\ x]{1,80}[)\]],?\ (?:but\ )?got\ [(\[]   # `expected (75968, 1024), got (151936, 1024)`
-    )""",
-    re.X,
-)
-
-# Boilerplate that follows real errors; never an error line of its own.
-_BOILERPLATE = re.compile(
-    r"""^(?:
-        CUDA\ kernel\ errors\ might\ be\ asynchronously\ reported
-      | For\ debugging\ consider\ passing\ CUDA_LAUNCH_BLOCKING
-      | Compile\ with\ `TORCH_USE_CUDA_DSA`
-      | To\ enable\ traceback\ see:
-      | See\ https?://
-      | \*{5,}$
-      | Setting\ OMP_NUM_THREADS\ environment\ variable
-      | Set\ XFORMERS_MORE_DETAILS=1\ for\ more\ details
-      | You\ should\ probably\ TRAIN\ this\ model                  # always follows `Some weights of ... were not`
-      | You\ may\ consider\ adding\ `ignore_mismatched_sizes=True`
-      | ={10,}$ | -{10,}$                                     # separators of a launcher's summary
-      | Root\ Cause\ \(first\ observed\ failure\):$            # torch elastic's summary heading
-      | [\w./-]{1,200}\.py\ FAILED$                               # ... and its `train.py FAILED` line
-      | ninja:\ build\ stopped:\ subcommand\ failed              # printed under every failed compile
-      | ninja:\ no\ work\ to\ do
-    )""",
-    re.X,
-)
-
-# Source lines quoted inside a traceback (`raise RuntimeError(`) name an error but are code.
-_CODE = re.compile(r"^(?:raise|return|assert|except|elif|if|def|class|import|from|print)\b[ (]")
-# A logger prefix with nothing after it (`WARNING:torch.distributed.run:`).
-_EMPTY_LOG = re.compile(r"^(?:WARNING|INFO|ERROR|DEBUG):[\w.]{1,120}:$")
-
-# A shell that cannot find the command it was asked to run, in each shell's words (bash, sh, zsh, cmd.exe, PowerShell,
-# the last two also in Chinese Windows): the command is group `cmd` of whichever alternative matched.
-MISSING_COMMAND = re.compile(
-    r"""^(?:
-        (?:[\w/.-]{0,40}/)?(?:ba|z|k|da|fi)?sh:\ (?:line\ \d{1,6}:\ |\d{1,6}:\ )?(?P<c1>[^\s:'"]{1,120}):\ (?:command\ )?not\ found
-      | zsh:\ command\ not\ found:\ (?P<c2>\S{1,120})
-      | (?P<c3>[\w./+-]{1,120}):\ command\ not\ found
-      | '(?P<c4>[^'\n]{1,120})'\ (?:is\ not\ recognized\ as\ an\ internal\ or\ external\ command|不是内部或外部命令)
-      | (?:\S{1,120}\ :\ )?(?:The\ term\ '(?P<c5>[^'\n]{1,120})'\ is\ not\ recognized\ as\ (?:the\ )?name\ of\ a\ cmdlet
-                               |无法将[“"](?P<c6>[^”"\n]{1,120})[”"]项识别为\ ?cmdlet)
-    )""",
-    re.X,
-)
+    return PATTERNS["compiler"].match(clean_line(line)) is not None
 
 
 def missing_command(line: str) -> str | None:
     """The command a shell could not find, lower-case without its directory, when `line` says so."""
-    m = MISSING_COMMAND.match(line.strip())
+    m = PATTERNS["missing_command"].match(line.strip())
     if m is None:
         return None
     cmd = next(g for g in m.groups() if g)
     return cmd.replace("\\", "/").rsplit("/", 1)[-1].lower()
 
 
-# Line starts that mark tool output whatever words follow; such lines are never vetoed as prose.
-_STRONG_START = re.compile(
-    r"^(?:terminate\ called|what\(\):|Exception\ raised\ from|Segmentation\ fault|Bus\ error|Fatal\ Python\ error"
-    r"|(?:ERROR|FATAL|CRITICAL|WARNING|WARN)\b|Warning:|\[[EW]\ |\[(?:ERROR|WARNING|FATAL|CRITICAL)\]"
-    r"|[EFW]\d{4}\ |error:\ |Killed$|Root\ Cause|[A-Z][A-Z0-9_]{1,30}:\ WARN(?:ING)?\b"
-    r"|\S{1,400}\.py:\d{1,6}:\ \w{0,40}Warning:)",                  # warnings.warn: `/x/y.py:12: UserWarning: ...`
-    re.X,
-)
-
 # Carets under a code line (`^^^^`, `~~~~^^^^`).
 _CARETS = re.compile(r"^[\^~ ]+$")
 
-# Small, common English words: a line full of them is a sentence, not a log line.
-_STOPWORDS: Final = frozenset(
-    "the a an to is are was were be been i we you it this that these those when which while with and or but of in "
-    "on for my our your get got getting have has had do does did not can could would should will if so then there "
-    "any some me us like how why what after before because also just still try tried seems seem as by from at".split()
-)
 _WORD = re.compile(r"[A-Za-z']{1,40}")
 
 
@@ -406,44 +165,45 @@ def _exception_head(line: str) -> tuple[str, str | None] | None:
         return None
     typ = m.group("type")
     last = typ.rsplit(".", 1)[-1]
-    if not (_TYPE_SUFFIX.search(last) or last in _BARE_TYPES):
+    if not (PATTERNS["type_suffix"].search(last) or last in _BARE_TYPES):
         return None
     return typ, m.group("msg")
 
 
 def _classify_clean(line: str) -> str | None:
     """Classify an already cleaned line."""
-    if not line or _CARETS.match(line) or _BOILERPLATE.match(line) or _EMPTY_LOG.match(line):
+    if not line or _CARETS.match(line) or PATTERNS["boilerplate"].match(line) or PATTERNS["empty_log"].match(line):
         return None
-    if _FRAME.match(line):
+    if PATTERNS["frame"].match(line):
         return "frame"
     head = _exception_head(line)
-    compiler = _COMPILER.match(line) is not None
-    anchored = (head is not None or _STATE_DICT_DETAIL.match(line) is not None or _STRONG_START.match(line) is not None
-                or _KNOWN_MESSAGE.match(line) is not None or compiler)
-    if MISSING_COMMAND.match(line):
+    compiler = PATTERNS["compiler"].match(line) is not None
+    anchored = (head is not None or PATTERNS["state_dict_detail"].match(line) is not None
+                or PATTERNS["strong_start"].match(line) is not None
+                or PATTERNS["known_message"].match(line) is not None or compiler)
+    if PATTERNS["missing_command"].match(line):
         return "log"
-    if not anchored and (_CODE.match(line) or looks_like_prose(line)):
+    if not anchored and (PATTERNS["code"].match(line) or looks_like_prose(line)):
         return None
-    if _LAUNCHER.search(line):
+    if PATTERNS["launcher"].search(line):
         return "launcher"
     if compiler:
         return "cpp"
     if head is not None and head[0].endswith("Warning"):
         return "warning"
-    if (_WARNING.match(line) or _KNOWN_MESSAGE.match(line)) and not _NCCL.search(line):
+    if (PATTERNS["warning"].match(line) or PATTERNS["known_message"].match(line)) and not PATTERNS["nccl"].search(line):
         return "warning"
-    if _CUDA.search(line):
+    if PATTERNS["cuda"].search(line):
         return "cuda"
-    if _NCCL.search(line):
+    if PATTERNS["nccl"].search(line):
         return "nccl"
-    if _CPP.search(line):
+    if PATTERNS["cpp"].search(line):
         return "cpp"
-    if head is not None or _STATE_DICT_DETAIL.match(line):
+    if head is not None or PATTERNS["state_dict_detail"].match(line):
         return "exception"
-    if _WARNING.search(line):
+    if PATTERNS["warning"].search(line):
         return "warning"
-    if _LOG.search(line):
+    if PATTERNS["log"].search(line):
         return "log"
     return None
 
@@ -485,7 +245,7 @@ def locate_error(line: str) -> tuple[str, str] | None:
     kind = _classify_clean(cleaned)
     if kind is not None:
         return kind, cleaned
-    if _CODE.match(cleaned) or "Error" not in cleaned and "Exception" not in cleaned:
+    if PATTERNS["code"].match(cleaned) or "Error" not in cleaned and "Exception" not in cleaned:
         return None
     for m in _TAIL_START.finditer(cleaned):
         tail = cleaned[m.end():]
@@ -553,34 +313,17 @@ def quoted_output(line: str, fenced: bool) -> str | None:
     return None
 
 
-# A failure said in words, without an exception type: what a library prints when it gives up (`Could not load
-# bitsandbytes native library: ...`, `Asking to pad but the tokenizer does not have a padding token.`).
-_FAILURE_WORD = re.compile(
-    r"\b(?:not|no|cannot|can't|could\ not|couldn't|unable|fail(?:ed|s|ure)?|errors?|invalid|unsupported|too\ old"
-    r"|mismatch(?:ed)?|missing|none|unknown|exceeds?|out\ of|unhandled|denied|refused|timed\ out|killed)\b", re.I | re.X)
-# What reads as code, a command, a path or a table rather than a message.
-_NOT_MESSAGE = re.compile(
-    r"""^(?:[\w.\[\]'"]{1,80}\s{0,2}=(?!=)                # an assignment
-      | [\w.]{1,80}\(.*\)$                            # a call
-      | (?:\$|>>>|\#|//|pip|python3?|conda|export|torchrun|deepspeed|accelerate|git|cd|sudo|apt(?:-get)?|nvidia-smi
-         |CUDA_\w{1,40}=|INFO\b|DEBUG\b|\[INFO\]|\|\s|\+-)          # a command, an info record, a table row
-      | [\w./\\:-]{1,300}$                              # one token: a path, a name
-      | \w{1,80}:\ [\w.\[\],\ ]{1,120}\ =\ .{1,200}$       # a parameter with its type and default (source code)
-    )|\s--\w|\w=\S.{0,400}\w=\S                          # (an option; a dump of settings)
-    |\ -\ (?:INFO|WARNING|WARN|DEBUG)\ -\ |\[(?:INFO|WARNING|WARN|DEBUG)\]   # a record below error level, its level mid-line
-    """, re.X)
-
-
 def _reads_as_message(span: str) -> bool:
     """Several words, nothing that reads as code, a command, a setting or a frame."""
-    return (len(_WORD.findall(span)) >= 4 and _NOT_MESSAGE.search(span) is None and not _CODE.match(span)
-            and not _FRAME.match(span))
+    return (len(_WORD.findall(span)) >= 4 and PATTERNS["not_message"].search(span) is None
+            and not PATTERNS["code"].match(span)
+            and not PATTERNS["frame"].match(span))
 
 
 def said_failure(span: str) -> bool:
     """Whether a quoted span or a line of tool output is a failure message in words (a message, one of its words a
     failure word)."""
-    return _reads_as_message(span) and _FAILURE_WORD.search(span) is not None
+    return _reads_as_message(span) and PATTERNS["failure_word"].search(span) is not None
 
 
 def output_failure(line: str) -> str | None:
@@ -604,16 +347,10 @@ def _unpatterned_output(line: str) -> str | None:
     error, Chinese (the writer's own words), the advice a library prints after its message, or a line a pattern
     already knows."""
     cleaned = clean_line(line)
-    if (not cleaned or cleaned.startswith(("- ", "* ", "...")) or _BOILERPLATE.match(cleaned) or _CJK.search(cleaned)
-            or _ADVICE.match(cleaned) or _classify_clean(cleaned) is not None):
+    if (not cleaned or cleaned.startswith(("- ", "* ", "...")) or PATTERNS["boilerplate"].match(cleaned)
+            or _CJK.search(cleaned) or PATTERNS["advice"].match(cleaned) or _classify_clean(cleaned) is not None):
         return None
     return cleaned
-
-
-# The advice a library prints after its failure message (`Please run ...`, `In some cases, a minor-version mismatch
-# will not cause later errors`): part of the message above it, not a failure of its own.
-_ADVICE = re.compile(r"^(?:Please|If|You|For|In|Maybe|Try|To|See|Note|This|Consider|Alternatively|Otherwise|When|"
-                     r"Make\ sure|Check)\b", re.X)
 
 
 def _inline_errors(line: str) -> list[tuple[str, str]]:
@@ -636,14 +373,6 @@ def _inline_errors(line: str) -> list[tuple[str, str]]:
             if not _CJK.search(span) and _SHAPE_MSG.search(span):
                 out.append(("log", span))
     return out
-
-
-# Parts of a line that differ between ranks/threads of one failure; masked only to decide duplicates.
-_DEDUPE_MASKS: Final[list[tuple[str, re.Pattern[str], str]]] = [
-    ("cuda_coords", re.compile(r"\b(block|thread): \[\d+,\s?\d+,\s?\d+\]"), r"\1: [*]"),
-    ("rank_pid", re.compile(r"\b(rank|Rank|local_rank|pid|PID|process)(\s?[:=]?\s?)\d+"), r"\1\2*"),
-    ("nccl_host", re.compile(r"^[\w.-]{1,80}:\d+:\d+ \[\d+\]"), "<host>"),
-]
 
 
 _RANK_PREFIX = re.compile(r"^\s*(?:\[\d+\]\s*)?\[(?:rank|default)\d+\]:")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 import kb.traceback.lines as L
+from kb import rules
 from kb.traceback.context import REPORTER, Line, env_of, is_prose, prose_text
 from kb.traceback.frames import FRAME_RE, is_launcher_frame, parse_frame
 from kb.traceback.models import ErrorEvent, Frame, Report
@@ -35,7 +36,7 @@ _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
 
 # Frames of a cleanup path: an error raised there comes after the real one.
-_CLEANUP_FUNCS: Final = frozenset({"__del__", "_atexit", "atexit", "destroy_process_group", "_shutdown_workers"})
+_CLEANUP_FUNCS: Final = frozenset(rules.load("vocabulary")["cleanup_functions"])
 
 # `raise SomeError("literal message" ...` in the deepest frame of a cut traceback.
 _RAISE = re.compile(r"^raise\s+(?P<type>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,80})\s*"
@@ -164,7 +165,7 @@ def _lines(text: str) -> list[Line]:
                 continue
             found = L.locate_error(rest)
             if (found is None and logged_error and s and rest[:1] not in (" ", "\t") and not _TB_HEAD.match(s)
-                    and not L._BOILERPLATE.match(s)):
+                    and not L.PATTERNS["boilerplate"].match(s)):
                 found = ("log", s)     # a record the logger marked ERROR, in words no pattern knows
             kind = found[0] if found else None
             tail = found[1] if found and found[1] != s else None
@@ -281,7 +282,8 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
     if ln.stamped:
         # A stamped line is a new log record, unless the collector stamps every line (kubectl --timestamps, Ray,
         # CI logs): then an indented line or a load_state_dict detail line still belongs to the message above.
-        return bool(ln.indent > 0 or L._STATE_DICT_DETAIL.match(s)) and not (_TB_HEAD.match(s) or FRAME_RE.match(s))
+        return (bool(ln.indent > 0 or L.PATTERNS["state_dict_detail"].match(s))
+                and not (_TB_HEAD.match(s) or FRAME_RE.match(s)))
     if header_kind == "launcher" and (L._exception_head(header) or header.startswith("Root Cause")):
         # torchrun's ChildFailedError block: `====`, `Failures:`, `[0]:`, `  exitcode  : -9 (pid: 1)`, `Root Cause`
         return not (_TB_HEAD.match(s) or FRAME_RE.match(s) or (L._exception_head(s) and ln.indent == 0))
@@ -294,7 +296,7 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
     head = L._exception_head(s)
     if head is not None and head[0].rsplit(".", 1)[-1][:1].isupper() and ln.indent == 0:
         return False                       # a new Python exception (lower-case `ncclSystemError:` continues)
-    if L._STATE_DICT_DETAIL.match(s) or L._BOILERPLATE.match(s) or _CPP_FRAME.match(s):
+    if L.PATTERNS["state_dict_detail"].match(s) or L.PATTERNS["boilerplate"].match(s) or _CPP_FRAME.match(s):
         return True
     if ln.kind in ("cuda", "nccl", "cpp", "log", "exception"):
         return True
@@ -347,11 +349,11 @@ def _event_from_header(lines: list[Line], i: int, st: _State, after_traceback: b
     whole = L.compiler_diagnostic(s)
     while (not whole and j < len(lines) and j - i <= MAX_CONTINUATION
            and _continues(lines[j], prev, s, kind, after_traceback)
-           and (not ln.tail or L._STATE_DICT_DETAIL.match(lines[j].s))):
+           and (not ln.tail or L.PATTERNS["state_dict_detail"].match(lines[j].s))):
         st.consumed.add(lines[j].idx)
         c = lines[j].s
         verbatim.append(c)
-        if not (L._BOILERPLATE.match(c) or _CPP_FRAME.match(c)):
+        if not (L.PATTERNS["boilerplate"].match(c) or _CPP_FRAME.match(c)):
             parts.append(c)
         prev = c
         j += 1
@@ -575,7 +577,7 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
         for m in _QUOTED_TYPED.finditer(s):
             span = m.group("span").strip()
             head = _exc_head(span)
-            if head and L._TYPE_SUFFIX.search(head[0]):
+            if head and L.PATTERNS["type_suffix"].search(head[0]):
                 out.append(ErrorEvent(kind="exception", type=head[0], message=(head[1] or "").strip(), lines=[span],
                                       origin="inline", position=ln.idx))
     return out

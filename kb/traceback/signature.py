@@ -8,10 +8,10 @@ Facts (`kb.traceback.facts`) are read from the raw message before templating; th
 must drop but that tell look-alike failures apart (which side of a size mismatch is 0, the byte of an invalid
 load key, the op of a device mismatch, ...).
 
-`SIGNATURE_VERSION` is derived from the rules themselves (the code of this package, which holds the tables): any
-change to them is a new version, with no constant to forget to bump. It is written into each KB's manifest and each
-feedback row. Feedback, Slack buttons and GitHub markers name a signature by `signature_ref`, a fixed-length digest
-of its key, never by a key cut to fit.
+`SIGNATURE_VERSION` is derived from the rules themselves (the rule files of kb/data/rules and the code that runs
+them, `kb.rules.version_inputs`): any change to them is a new version, with no constant to forget to bump. It is
+written into each KB's manifest, each feedback row, Slack button values and GitHub markers. These name a signature
+by `signature_ref`, a fixed-length digest of its key, never by a key cut to fit.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from typing import Callable, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kb import rules
 from kb.traceback.facts import FACTS, extract_facts, oom_phase
 from kb.traceback.frames import reduce_frames
 from kb.traceback.lines import _exception_head
@@ -41,7 +42,7 @@ def rules_version(files: list[Path]) -> str:
     return "sig:" + h.hexdigest()[:12]
 
 
-SIGNATURE_VERSION: Final = rules_version(list(Path(__file__).resolve().parent.glob("*.py")))
+SIGNATURE_VERSION: Final = rules_version(rules.version_inputs())
 
 
 def signature_ref(key: str) -> str:
@@ -198,18 +199,11 @@ def parameterize(message: str) -> tuple[str, Counter[str]]:
 # ----------------------------------------------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]{1,60}|[\u4e00-\u9fff]{1,20}")
-_TOKEN_STOP: Final = frozenset("the a an to of in is are be for and or with from at by on this that it as was were "
-                               "but not".split())
+_TOKEN_STOP: Final = rules.words(rules.load("vocabulary")["token_stopwords"])
 _GENERIC_TYPES: Final = frozenset({None, "", "Error", "Exception", "BaseException"})
-# Library exceptions that subclass a builtin one. Libraries move a message to a more specific type between releases
-# (torch's `RuntimeError: The server socket has failed ...` became `DistNetworkError` in 2.x), so a report and an
-# entry of one message may name a parent and its child.
-_LIBRARY_PARENTS: Final = {
-    "DistError": "RuntimeError", "DistNetworkError": "DistError", "DistBackendError": "DistError",
-    "DistStoreError": "DistError", "OutOfMemoryError": "RuntimeError", "ChildFailedError": "Exception",
-    "HFValidationError": "ValueError", "JSONDecodeError": "ValueError", "UnpicklingError": "PickleError",
-    "PickleError": "Exception", "SafetensorError": "Exception", "HTTPError": "OSError",
-}
+# Library exceptions that subclass a builtin one (vocabulary.toml): libraries move a message to a more specific type
+# between releases, so a report and an entry of one message may name a parent and its child.
+_LIBRARY_PARENTS: Final[dict[str, str]] = rules.load("vocabulary")["exception_parents"]
 
 
 def _ancestors(name: str) -> list[str]:
