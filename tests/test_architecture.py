@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = (
     "kb imports neither bot nor ingest",
     "ingest does not import bot",
+    "surfaces build no KB: only bot.compose imports ingest",
+    "kb is layered: traceback < index < decision < match < diagnose",
 )
 
 
@@ -62,6 +64,12 @@ def test_a_forbidden_import_is_caught(tmp_path):
         (fake / "bot" / name / "__init__.py").write_text("")
     for name in ("clikit", "compose"):
         (fake / "bot" / f"{name}.py").write_text("")
+    for name in ("index", "traceback"):                         # the layers of kb
+        (fake / "kb" / name).mkdir()
+        (fake / "kb" / name / "__init__.py").write_text("")
+    for name in ("diagnose", "match", "decision"):
+        (fake / "kb" / f"{name}.py").write_text("")
+    (fake / "kb" / "traceback" / "parse.py").write_text("from kb import match\n")   # a lower layer imports a higher
     env = dict(os.environ)
     env["PYTHONPATH"] = str(fake)
     result = subprocess.run(
@@ -72,6 +80,7 @@ def test_a_forbidden_import_is_caught(tmp_path):
     assert result.returncode != 0, report
     assert "kb imports neither bot nor ingest BROKEN" in report, report
     assert "kb.leak -> bot.cli" in report, report
+    assert "kb is layered" in report and "kb.traceback.parse -> kb.match" in report, report
 
 
 # ---------------------------------------------------------------------------------------------------------------
