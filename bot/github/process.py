@@ -9,9 +9,10 @@ from __future__ import annotations
 import logging
 import time
 from bot.github.api import GitHubAPIError, GitHubClient, IssueComment
-from bot.github.comment import has_marker, parse_marker, render_match, render_no_match
+from bot.github.comment import has_marker, parse_marker
 from bot.github.deliveries import MAX_ATTEMPTS, Delivery, DeliveryStore
 from bot.github.events import BadPayload, IssueEvent, installation_of, read_event
+from bot.render.markdown import render_match, render_no_match
 from bot.service.state import ServiceState
 from kb.config import Settings
 from kb.feedback import Feedback, github_scope
@@ -92,7 +93,7 @@ class Processor:
         existing = self.find_ours(ev)
         where = f"{ev.repo}#{ev.number}"
         if diag.verdict == "match":
-            self.upsert(ev, existing, self._render_match(diag))
+            self.upsert(ev, existing, render_match(diag))
             self.client.add_label(ev.repo, ev.number, self.settings.github_label)
             return f"{where}: answered with {diag.matches[0].entry_id}"
         previous = parse_marker(existing.body) if existing else None
@@ -131,17 +132,13 @@ class Processor:
                                    scope=github_scope(ev.repo), exclude=(f"github:{ev.repo}#{ev.number}",),
                                    not_by=not_by(ev))
         if diag.verdict == "match" and diag.matches[0].entry_id != mark.entry_id:
-            self.upsert(ev, ours, self._render_match(diag))
+            self.upsert(ev, ours, render_match(diag))
             return f"now answered with {diag.matches[0].entry_id}"
         if diag.verdict == "match":
             return "the matcher still proposes it"
         self.upsert(ev, ours, render_no_match(diag, mark, why=f"{ev.user} marked it wrong"))
         self.client.remove_label(ev.repo, ev.number, self.settings.github_label)
         return "no other entry fits; comment updated"
-
-    def _render_match(self, diag) -> str:
-        confirmed = self.state.repro.verified_fix(diag.matches[0].entry_id) if self.state.repro else None
-        return render_match(diag, self.state.kb.documents(), confirmed.environment if confirmed else None)
 
     def find_ours(self, ev: IssueEvent) -> IssueComment | None:
         """The bot's comment on this issue: the oldest one written by the bot's own login that carries the marker.
