@@ -16,6 +16,7 @@ from bot.render.markdown import render_match, render_no_match
 from bot.service.state import ServiceState
 from kb.config import Settings
 from kb.feedback import Feedback, github_scope
+from kb.report_input import cap_report
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ class Processor:
                         delivery_id, status, result)
 
     def report(self, ev: IssueEvent) -> str:
-        diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo),
+        diag = self.state.diagnose(self._report(ev), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo),
                                    exclude=(f"github:{ev.repo}#{ev.number}",),   # never the issue itself
                                    not_by=not_by(ev))
         existing = self.find_ours(ev)
@@ -128,7 +129,7 @@ class Processor:
 
     def _rediagnose(self, ev: IssueEvent, ours: IssueComment, mark) -> str:
         """After `/triage wrong`, answer again from the issue itself: the matcher now skips the rejected entry."""
-        diag = self.state.diagnose(ev.report_text(with_comment=False), name=f"{ev.repo}#{ev.number}",
+        diag = self.state.diagnose(self._report(ev, with_comment=False), name=f"{ev.repo}#{ev.number}",
                                    scope=github_scope(ev.repo), exclude=(f"github:{ev.repo}#{ev.number}",),
                                    not_by=not_by(ev))
         if diag.verdict == "match" and diag.matches[0].entry_id != mark.entry_id:
@@ -139,6 +140,9 @@ class Processor:
         self.upsert(ev, ours, render_no_match(diag, mark, why=f"{ev.user} marked it wrong"))
         self.client.remove_label(ev.repo, ev.number, self.settings.github_label)
         return "no other entry fits; comment updated"
+
+    def _report(self, ev: IssueEvent, with_comment: bool = True) -> str:
+        return cap_report(ev.report_text(with_comment), self.settings.max_report_bytes)
 
     def find_ours(self, ev: IssueEvent) -> IssueComment | None:
         """The bot's comment on this issue: the oldest one written by the bot's own login that carries the marker.
