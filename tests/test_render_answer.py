@@ -66,8 +66,8 @@ def _slack(diag: Diagnosis) -> str:
 
 def test_the_json_strings_are_written_from_the_items_and_both_travel():
     m = _match()
-    assert m.evidence == ["your line: RuntimeError: size mismatch `x`", "the entry's line: RuntimeError: size mismatch y",
-                          "same exception: RuntimeError", "the `[0]` is on the model side in both",
+    assert m.evidence == ["your line: RuntimeError: size mismatch `x`",
+                          "the entry's line: RuntimeError: size mismatch y", "same exception: RuntimeError", "the `[0]` is on the model side in both",
                           "which memory ran out: GPU memory in your line, host memory in the entry's",
                           "no error line; your report says: loss is nan"]
     data = json.loads(m.model_dump_json())
@@ -79,7 +79,8 @@ def test_the_json_strings_are_written_from_the_items_and_both_travel():
 def test_every_surface_renders_each_kind_of_evidence(terminal):
     diag = _diag()
     text = terminal(diag)
-    assert "your line: RuntimeError: size mismatch `x`" in text and "the entry's line: RuntimeError: size mismatch y" in text
+    assert "your line: RuntimeError: size mismatch `x`" in text
+    assert "the entry's line: RuntimeError: size mismatch y" in text
     body = render_match(diag)
     # GitHub quotes the two lines as code (a backtick inside becomes a quote), the rest is prose.
     assert "- your line: `RuntimeError: size mismatch 'x'`" in body

@@ -1,6 +1,7 @@
-"""Slack Block Kit pieces, always inside Slack's limits, and the feedback buttons. Pure: no I/O.
+"""Slack Block Kit pieces, always inside Slack's limits, and the feedback buttons. Pure: no I/O. (An answer's
+blocks are bot.render.slack's, built from these.)
 
-(An answer's blocks are bot.render.slack's, built from these.) Slack rejects a whole message when one part is too long (section text over 3000 characters, a header over 150, more
+Slack rejects a whole message when one part is too long (section text over 3000 characters, a header over 150, more
 than 50 blocks, a button value over 2000) and, in practice, when all the blocks together pass about 13k characters.
 So every piece of text is escaped, then cut to its own budget, and the budgets add up to well under that.
 """
