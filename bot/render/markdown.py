@@ -3,7 +3,7 @@ bot.github.comment's; the parts and their order are bot.render.parts', as in the
 from __future__ import annotations
 
 from bot.github.comment import Marker, marker
-from bot.render.parts import environment, evidence_lines, fix_mark, issue_state, verified_first, where
+from bot.render.parts import environment, evidence_lines, fix_mark, issue_state, verified_first
 from kb.messages import msg
 from kb.models import Diagnosis, FixOut, IssueOut, MatchOut
 
@@ -64,16 +64,13 @@ def render_no_match(diag: Diagnosis, previous: Marker | None = None, why: str = 
         lines.extend([_inline(diag.reason), ""])
     if diag.related:
         lines.append(msg("gh_nearest", lang))
-        lines.extend(f"- {_where(m)} {_inline(m.title)}" + (f" ({_inline(m.reason)})" if m.reason else "")
+        # (Named by entry id, even an issue thread, as tests/test_github_import.py pins; the terminal and Slack name
+        # a thread by its issue.)
+        lines.extend(f"- `{m.entry_id}` {_inline(m.title)}" + (f" ({_inline(m.reason)})" if m.reason else "")
                      for m in diag.related)
         lines.append("")
     lines.extend(["---", f"<sub>{msg('gh_never_closes', lang)}</sub>"])
     return "\n".join(lines)
-
-
-def _where(m: MatchOut) -> str:
-    """An entry's id as code; an issue thread as text, so that GitHub links it."""
-    return f"`{m.entry_id}`" if m.issue is None else _inline(where(m))
 
 
 def _issue_lines(issue: IssueOut | None) -> list[str]:
