@@ -57,7 +57,7 @@ def ingest(ctx, paths, kb_dir, prune, with_starter, repair, as_json):
     if as_json:
         click.echo(json.dumps({"kb": str(target), **report.as_dict()}, ensure_ascii=False))
     else:
-        from bot.render import print_ingest_report
+        from bot.render.terminal import print_ingest_report
 
         print_ingest_report(report, target)
     if report.documents == 0 and not report.changed:
@@ -80,7 +80,7 @@ def search(ctx, text, kb_dir, top, as_json):
     if as_json:
         click.echo(json.dumps([r.__dict__ for r in results], ensure_ascii=False))
         return
-    from bot.render import print_search_results
+    from bot.render.terminal import print_search_results
 
     print_search_results(results, kb=kb_identity(kb))
 
@@ -99,7 +99,7 @@ def stats(ctx, kb_dir, as_json):
     if as_json:
         click.echo(json.dumps(info, ensure_ascii=False))
         return
-    from bot.render import print_stats
+    from bot.render.terminal import print_stats
 
     print_stats(info)
 
@@ -110,7 +110,7 @@ def stats(ctx, kb_dir, as_json):
 @guarded
 def where(ctx, kb_dir):
     """Which knowledge base the commands read, and why: --kb, $TRIAGE_KB, your own KB, the bundled starter KB."""
-    from bot.render import print_where
+    from bot.render.terminal import print_where
     from ingest.starter import starter_kb_dir
     from kb.starter import ENTRIES_DIR
     from kb.stats import peek_identity
@@ -124,7 +124,7 @@ def where(ctx, kb_dir):
         found = peek_identity(path)
         if found is None:
             return missing
-        from bot.render import when
+        from bot.render.terminal import when
 
         n = found["documents"]
         return f"{n} document{'s' if n != 1 else ''}, built {when(found['built_at'])}"
@@ -199,7 +199,7 @@ def _read_report(arg: str, max_bytes: int):
 def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify, lang):
     """Diagnose tracebacks / error reports (FILE... ; - reads standard input)."""
     from bot.progress import progress_bar
-    from bot.render import print_diagnosis
+    from bot.render.terminal import print_diagnosis
     from kb.diagnose import Diagnoser, answer_json
     from kb.stats import kb_identity
 
@@ -258,7 +258,7 @@ def eval_cmd(ctx, setdirs, cv, json_out):
     settings = settings_from(ctx)
     if cv:
         from bot.crossval import cross_validate, measure_set, set_name
-        from bot.render import print_cv
+        from bot.render.terminal import print_cv
 
         if len(setdirs) < 2:
             raise BadInput("--cv needs at least two sets: each is answered by a decision trained on the others")
@@ -273,7 +273,7 @@ def eval_cmd(ctx, setdirs, cv, json_out):
             json_out.write_text(json.dumps(result, indent=2), encoding="utf-8")
         return
     from bot.evaluate import run_eval
-    from bot.render import print_eval
+    from bot.render.terminal import print_eval
 
     everything = []
     for setdir in setdirs:

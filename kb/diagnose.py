@@ -16,12 +16,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from kb.evidence import evidence_lines, plain_reason
+from kb.evidence import evidence_items, plain_reason
 from kb.feedback import FeedbackStore
 from kb.lang import answer_lang
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
-from kb.models import Diagnosis, Document, Fix, FixOut, IssueOut, MatchOut, QueryOut
+from kb.models import Diagnosis, Document, Evidence, Fix, FixOut, IssueOut, MatchOut, QueryOut
 from kb.repro.results import ResultStore
 from kb.versions import version_lines
 
@@ -124,10 +124,9 @@ class Diagnoser:
                     target = None
                 if target is not None and target not in {m.entry_id for m in matches} | left_out:
                     # A duplicate's failure is that of the thread it duplicates: that one answers, when resolved.
-                    out = self._entry_out(c, decision, doc_id=target)
-                    out.evidence.insert(0, f"the report matches #{doc.issue_number}, closed as a duplicate of "
-                                           f"{doc.duplicate_of}")
-                    matches.append(out)
+                    matches.append(self._entry_out(c, decision, doc_id=target, first=Evidence(
+                        kind="note",
+                        note=f"the report matches #{doc.issue_number}, closed as a duplicate of {doc.duplicate_of}")))
                 else:
                     related.append(self._entry_out(c, decision, reason=_unresolved_reason(doc)))
             if matches:
@@ -166,27 +165,33 @@ class Diagnoser:
         return target
 
     def _entry_out(self, c: Candidate, decision: Decision, doc_id: str | None = None,
-                   reason: str | None = None) -> MatchOut:
+                   reason: str | None = None, first: Evidence | None = None) -> MatchOut:
+        """`first`: evidence said before the matcher's (why a duplicate's target answers)."""
         doc_id = doc_id or c.doc_id
         doc = self.kb.documents()[doc_id]
         title, root_cause, fixes = doc.localized(self._lang)
+        # With a results store, a fix marked "repro" counts as verified only once its recipe's fix run passed.
+        confirmed = (self.repro.verified_fix(doc_id)
+                     if self.repro is not None and any(f.verified_by == "repro" for f in fixes) else None)
+        evidence = evidence_items(c.sig_pair, c.sig_why, c.conflicts, c.notes)
         return MatchOut(
             entry_id=doc_id, title=title, source=doc.source, score=round(c.score, 4),
             root_cause=root_cause,
-            fixes=[self._fix_out(doc_id, f) for f in fixes],
+            fixes=[self._fix_out(f, confirmed) for f in fixes],
             # Evidence and reason in plain words (kb.evidence); the one number shown is the answer's confidence.
-            evidence=evidence_lines(c.sig_pair, c.sig_why, c.conflicts, c.notes), signals=c.signals(),
+            evidence_items=[first, *evidence] if first else evidence, signals=c.signals(),
             # (shown beside the entry's title, so it says "this entry"; the diagnosis' own reason names the title)
             reason=reason or plain_reason(c.reason) or None,
             issue=issue_out(doc),
             versions=version_lines(doc.fixed_in, doc.affected, decision.report.env, self._lang),
+            affected=doc.affected, fixed_in=doc.fixed_in, versions_seen=doc.versions, references=doc.references,
+            repro=doc.repro, verified_on=_ran_on(confirmed.environment) if confirmed else None,
         )
 
-    def _fix_out(self, entry_id: str, f: Fix) -> FixOut:
-        # With a results store, a fix marked "repro" counts as verified only once its recipe's fix run passed.
+    def _fix_out(self, f: Fix, confirmed) -> FixOut:
         verified = f.verified
         if f.verified_by == "repro" and self.repro is not None:
-            verified = self.repro.verified_fix(entry_id) is not None
+            verified = confirmed is not None
         return FixOut(text=f.text, verified=verified, verified_by=f.verified_by)
 
 
@@ -194,6 +199,12 @@ def answer_json(diag: Diagnosis, kb: dict, **extra) -> str:
     """One answer as the single line of JSON that `diagnose --json` prints and `/v1/diagnose` returns, byte for
     byte: the diagnosis, then `kb` (kb.stats.kb_identity), then any `extra` keys (verification)."""
     return json.dumps({**diag.model_dump(mode="json"), "kb": kb, **extra}, ensure_ascii=False)
+
+
+def _ran_on(environment: dict) -> dict[str, str | None]:
+    """What an answer says of the machine a fix was confirmed on."""
+    return {k: None if environment.get(k) is None else str(environment[k])
+            for k in ("python", "torch", "cuda", "device")}
 
 
 def _unresolved(doc: Document) -> bool:

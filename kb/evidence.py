@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from kb.models import Evidence
+
 # What each fact is about, said plainly (kb.traceback.facts.FACTS names them).
 LABELS: dict[str, str] = {
     "mismatch.param_role": "which parameter fails to load",
@@ -108,29 +110,37 @@ _FRAMES = re.compile(r"^shared library frames: (?P<f>.*)$")
 _HARD = re.compile(r"^(?P<name>[\w.]+): report has (?P<a>.*), entry has (?P<b>.*)$")
 
 
-def why_line(why: str) -> str | None:
-    """A line of kb.traceback.signature.similarity's reasons in plain words, or None when it says nothing a user
-    needs (scores, token overlaps, a type neither side names)."""
+def why_item(why: str) -> Evidence | None:
+    """A line of kb.traceback.signature.similarity's reasons as evidence in plain words, or None when it says nothing
+    a user needs (scores, token overlaps, a type neither side names)."""
     if m := _SAME_TYPE.match(why):
-        return f"same exception: {m['t']}"
+        return Evidence(kind="type", note=f"same exception: {m['t']}")
     if m := _RELATED.match(why):
-        return f"related exceptions: {m['a']} in your line, {m['b']} in the entry's (one is a kind of the other)"
+        return Evidence(kind="type", note=f"related exceptions: {m['a']} in your line, {m['b']} in the entry's "
+                                          f"(one is a kind of the other)")
     if m := _DIFFERENT.match(why):
-        return f"different exceptions: {m['a']} in your line, {m['b']} in the entry's"
+        return Evidence(kind="type", note=f"different exceptions: {m['a']} in your line, {m['b']} in the entry's")
     if why == "identical templates":
-        return "the same message, apart from numbers, paths and names"
+        return Evidence(kind="note", note="the same message, apart from numbers, paths and names")
     if m := _AGREES.match(why):
-        return agreement(m["name"], m["v"])
+        return Evidence(kind="fact", fact=m["name"], note=agreement(m["name"], m["v"]))
     if m := _CONFLICTS.match(why):
-        return difference(m["name"], m["a"], m["b"])
+        return Evidence(kind="conflict", fact=m["name"], note=difference(m["name"], m["a"], m["b"]))
     if m := _CLOSE.match(why):
-        return f"{label(m['name'])}: close ({value(m['name'], m['a'])} in your line, " \
-               f"{value(m['name'], m['b'])} in the entry's)"
+        return Evidence(kind="fact", fact=m["name"],
+                        note=f"{label(m['name'])}: close ({value(m['name'], m['a'])} in your line, "
+                             f"{value(m['name'], m['b'])} in the entry's)")
     if m := _EXCUSED.match(why):
-        return f"{label(m['name'])} does not matter here: {m['why']}"
+        return Evidence(kind="fact", fact=m["name"], note=f"{label(m['name'])} does not matter here: {m['why']}")
     if m := _FRAMES.match(why):
-        return f"both pass through the same library code: {m['f']}"
+        return Evidence(kind="note", note=f"both pass through the same library code: {m['f']}")
     return None
+
+
+def conflict_item(conflict: str) -> Evidence:
+    """A hard conflict (`name: report has X, entry has Y`) as evidence in plain words."""
+    m = _HARD.match(conflict)
+    return Evidence(kind="conflict", fact=m["name"] if m else None, note=conflict_line(conflict))
 
 
 def conflict_line(conflict: str) -> str:
@@ -143,15 +153,13 @@ _NUMBERS = re.compile(r"\s*\((?:probability|corroboration) [^)]*\)")
 _CONFLICT_LIST = re.compile(r"\((?P<list>[\w.]+: report has .*)\)$")
 
 
-YOUR_LINE = "your line: "
-ENTRY_LINE = "the entry's line: "
 QUOTE_MAX = 300
 
 
-def clip(text: str, limit: int, mark: str = "…") -> str:
+def clip(text: str, limit: int, mark: str = "…", one_line: bool = True) -> str:
     """At most `limit` characters, cut at a word boundary with an ellipsis (mid-word only for one very long
-    word, such as a path)."""
-    text = " ".join(text.split()) if "\n" in text else text
+    word, such as a path). `one_line`: text of several lines is first made one, its runs of spaces single."""
+    text = " ".join(text.split()) if one_line and "\n" in text else text
     if len(text) <= limit:
         return text
     head = text[: limit - len(mark) + 1]
@@ -163,23 +171,23 @@ def clip(text: str, limit: int, mark: str = "…") -> str:
     return head.rstrip(" ,;:") + mark
 
 
-def evidence_lines(sig_pair: tuple[str, str] | None, why: list[str], conflicts: list[str],
-                   notes: list[str]) -> list[str]:
+def evidence_items(sig_pair: tuple[str, str] | None, why: list[str], conflicts: list[str],
+                   notes: list[str]) -> list[Evidence]:
     """Why an entry was (or was not) taken, for people: the two lines side by side, then what they share and
     what tells them apart."""
     out = []
     if sig_pair:
-        out.append(YOUR_LINE + clip(sig_pair[0], QUOTE_MAX))
-        out.append(ENTRY_LINE + clip(sig_pair[1], QUOTE_MAX))
-        out.extend(line for w in why if (line := why_line(w)) is not None)
-    out.extend(conflict_line(c) for c in conflicts if conflict_line(c) not in out)
-    out.extend(_reader(n) for n in notes)
+        out.append(Evidence(kind="line", report_line=clip(sig_pair[0], QUOTE_MAX),
+                            entry_line=clip(sig_pair[1], QUOTE_MAX)))
+        out.extend(item for w in why if (item := why_item(w)) is not None)
+    said = {item.note for item in out}
+    for c in conflicts:
+        item = conflict_item(c)
+        if item.note not in said:
+            out.append(item)
+            said.add(item.note)
+    out.extend(Evidence(kind="note", note=_reader(n)) for n in notes)
     return out
-
-
-def verified_first(fixes: list) -> list:
-    """Fixes in the order every rendering shows them: verified ones first, each group in the entry's order."""
-    return sorted(fixes, key=lambda f: not f.verified)
 
 
 def _reader(text: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # The stored KB's document schema (a generation's manifest says which wrote it). 2: imported issue threads carry
 # their opening post's `author` and `created_at`; 3: documents may carry `texts` (an entry's title, root cause and
@@ -141,8 +141,37 @@ class FixOut(BaseModel):
     verified_by: VerifiedBy = "none"
 
 
+YOUR_LINE = "your line: "
+ENTRY_LINE = "the entry's line: "
+
+# What a piece of evidence is about: the two lines side by side, how their exception types relate, a fact both lines
+# state (same, close, or not compared), a fact that tells them apart, or anything else said in words.
+EvidenceKind = Literal["line", "type", "fact", "conflict", "note"]
+
+
+class Evidence(BaseModel):
+    """One reason an entry was (or was not) taken, in the words kb.evidence gives it. Renderers read these fields;
+    they never take the strings of `MatchOut.evidence` apart."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: EvidenceKind
+    report_line: str | None = None     # "line": the report's line that matched best (clipped for reading)
+    entry_line: str | None = None      # "line": the entry's line it matched
+    fact: str | None = None            # "fact", "conflict": the fact's name (kb.traceback.facts), for tools
+    note: str = ""                     # the sentence a person reads ("line": empty)
+
+    def lines(self) -> list[str]:
+        """As `MatchOut.evidence` writes it: a "line" is two strings, the report's and the entry's."""
+        if self.kind == "line":
+            return [YOUR_LINE + (self.report_line or ""), ENTRY_LINE + (self.entry_line or "")]
+        return [self.note]
+
+
 class MatchOut(BaseModel):
-    """One knowledge-base entry proposed for a report (or listed as related, with the reason it was not accepted)."""
+    """One knowledge-base entry proposed for a report (or listed as related, with the reason it was not accepted).
+
+    It carries everything any surface shows of the entry, so no renderer needs the KB's documents."""
 
     entry_id: str
     title: str
@@ -150,11 +179,25 @@ class MatchOut(BaseModel):
     score: float
     root_cause: str
     fixes: list[FixOut]
-    evidence: list[str]                       # which report lines matched which entry lines/fields
+    evidence: list[str] = Field(default_factory=list)   # evidence_items as strings (the JSON field people read)
     signals: dict[str, float] = Field(default_factory=dict)
     reason: str | None = None                 # for related entries: why it was not accepted
     issue: "IssueOut | None" = None           # when the entry is an imported issue thread: what to cite
     versions: list[str] = Field(default_factory=list)   # the entry's affected/fixed_in against the report's versions
+    evidence_items: list[Evidence] = Field(default_factory=list)   # which report lines matched which entry lines
+    affected: str | None = None               # the entry's own words: which versions fail
+    fixed_in: str | None = None               # ... and which carry the fix
+    versions_seen: list[str] = Field(default_factory=list)   # versions the entry names ("transformers==4.37.2")
+    references: list[str] = Field(default_factory=list)      # owner/repo#N, URLs
+    repro: str | None = None                  # the entry's reproduction recipe
+    verified_on: dict[str, str | None] | None = None   # python, torch, cuda, device of the run that confirmed its fix
+
+    @model_validator(mode="after")
+    def _evidence_strings(self) -> "MatchOut":
+        # The one place the strings are written: from the structured items, whenever there are any.
+        if self.evidence_items:
+            self.evidence = [line for item in self.evidence_items for line in item.lines()]
+        return self
 
 
 class IssueOut(BaseModel):

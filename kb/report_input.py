@@ -1,5 +1,5 @@
 """Turn the bytes a user handed us into report text: decoding (kb.decoding, the decoder ingest uses too), binary
-detection, and a size cap."""
+detection, and the size cap every surface applies (`cap_report`, at Settings.max_report_bytes)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,16 +25,24 @@ def read_report_bytes(data: bytes, max_bytes: int) -> ReportText:
     notes = got.notes
     if got.encoding.startswith(("utf-16", "utf-32")):
         notes += (f"read as {got.encoding.upper()}",)
-    text = got.text
-    if len(text) > max_bytes // 4:                 # only then can it be over the cap
-        raw = text.encode("utf-8")
-        if len(raw) > max_bytes:
-            head = max_bytes // 10
-            tail = max_bytes - head
-            mark = CUT_MARK.format(n=len(raw) - max_bytes)
-            text = (raw[:head].decode("utf-8", errors="ignore") + "\n" + mark + "\n"
-                    + raw[-tail:].decode("utf-8", errors="ignore"))
-    return ReportText(text, None, notes)
+    return ReportText(cap_report(got.text, max_bytes), None, notes)
+
+
+def cap_report(text: str, max_bytes: int) -> str:
+    """The report, or when its UTF-8 is over `max_bytes`, its head and, mostly, its tail (a log's final error is at
+    the end) around a line saying how much was cut. The CLI, the service, Slack and GitHub all cut with this; the
+    result, mark included, is within `max_bytes`, so cutting it again changes nothing."""
+    if len(text) <= max_bytes // 4:                 # only a longer text can be over the cap
+        return text
+    raw = text.encode("utf-8", errors="replace")
+    if len(raw) <= max_bytes:
+        return text
+    keep = max(0, max_bytes - len(CUT_MARK.format(n=len(raw))) - 2)      # the mark and its two newlines fit too
+    head = keep // 10
+    tail = keep - head
+    mark = CUT_MARK.format(n=len(raw) - head - tail)
+    return (raw[:head].decode("utf-8", errors="ignore") + "\n" + mark + "\n"
+            + raw[len(raw) - tail:].decode("utf-8", errors="ignore"))
 
 
 def decode_report(data: bytes, max_bytes: int) -> tuple[str, str | None]:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.github.comment import render_match, render_no_match
-from bot.slack.blocks import diagnosis_blocks, fallback_text
+from bot.render.markdown import render_match, render_no_match
+from bot.render.slack import diagnosis_blocks, fallback_text
 from kb.config import Settings, load_settings
 from kb.errors import ConfigError
 from kb.lang import answer_lang, report_lang
 from kb.messages import table
-from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
+from kb.models import Diagnosis, Evidence, FixOut, MatchOut, QueryOut
 from kb.starter import ENTRIES_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def _diagnosis(lang: str, verdict: str = "match") -> Diagnosis:
     m = MatchOut(entry_id="bf16-unsupported-pre-ampere", title="标题", source="bf16.md", score=0.9, root_cause="根因文字",
                  fixes=[FixOut(text="改用 fp16", verified=True, verified_by="maintainer"),
                         FixOut(text="显式指定 --dtype half", verified=False)],
-                 evidence=["your line: ValueError ..."])
+                 evidence_items=[Evidence(kind="line", report_line="ValueError ...", entry_line="ValueError")])
     q = QueryOut(exception_type="ValueError", message="Your setup doesn't support bf16/gpu.", signature="ValueError: x")
     if verdict == "match":
         return Diagnosis(input="r.txt", verdict="match", confidence=0.9, matches=[m], query=q, lang=lang)
@@ -85,7 +85,7 @@ def test_slack_and_github_labels_follow_the_answers_language():
     assert fallback_text(_diagnosis("zh")).startswith("已知问题：")
     en = json.dumps(diagnosis_blocks(_diagnosis("en")))
     assert "*Root cause*" in en and "Known issue: " in en and "Fixed it" in en
-    body = render_match(_diagnosis("zh"), {})
+    body = render_match(_diagnosis("zh"))
     for label in ("triage-kb：这看起来是一个已知问题", "**根因**", "**修复方法**", "✅ 已由维护者验证：", "/triage wrong"):
         assert label in body, label
     assert "Root cause" not in body
@@ -163,7 +163,7 @@ def test_stats_counts_the_bilingual_entries(starter_diagnoser, cache_dir):
 
 
 def test_the_terminal_answer_in_chinese_with_verified_and_unverified_fixes(capsys):
-    from bot import render
+    from bot.render import terminal as render
 
     render.print_diagnosis(_diagnosis("zh"))
     out = capsys.readouterr().out

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-import bot.render as render
-from bot.github.comment import render_match, render_no_match
-from bot.slack.blocks import diagnosis_blocks
-from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
+import bot.render.terminal as render
+from bot.render.markdown import render_match, render_no_match
+from bot.render.slack import diagnosis_blocks
+from kb.models import Diagnosis, Evidence, FixOut, MatchOut, QueryOut
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?%|\d\.\d+")
 
@@ -18,8 +18,9 @@ def _entry(entry_id: str, score: float, **kw) -> MatchOut:
     fields = dict(entry_id=entry_id, title=f"Title of {entry_id}", source=f"{entry_id}.md", score=score,
                   root_cause="The cause.", fixes=[FixOut(text="Do A.", verified=False),
                                                   FixOut(text="Do B.", verified=True, verified_by="maintainer")],
-                  evidence=["your line: RuntimeError: boom", "the entry's line: RuntimeError: boom",
-                            "same exception: RuntimeError"],
+                  evidence_items=[Evidence(kind="line", report_line="RuntimeError: boom",
+                                           entry_line="RuntimeError: boom"),
+                                  Evidence(kind="type", note="same exception: RuntimeError")],
                   signals={"signature": 0.97, "bm25": 0.41})
     return MatchOut(**{**fields, **kw})
 
@@ -66,7 +67,7 @@ def test_slack_shows_one_number_the_confidence(verdict):
 @pytest.mark.parametrize("verdict", ["match", "no_match"])
 def test_github_shows_one_number_the_confidence(verdict):
     diag = _diag(verdict)
-    body = render_match(diag, {}) if verdict == "match" else render_no_match(diag)
+    body = render_match(diag) if verdict == "match" else render_no_match(diag)
     body = body.split("\n", 1)[1]           # the hidden marker carries no number anyone reads
     assert set(NUMBER.findall(body)) <= {"87%"}, body
 
@@ -76,6 +77,11 @@ def test_github_shows_one_number_the_confidence(verdict):
 from bot.slack import blocks as slack_blocks          # noqa: E402
 from kb import evidence                                # noqa: E402
 from kb.traceback.signature import signature_of_line as signature_of, similarity  # noqa: E402
+
+
+def _said(why: str) -> str | None:
+    item = evidence.why_item(why)
+    return item.note if item is not None else None
 
 
 def test_the_matchers_reasons_read_as_plain_words():
@@ -92,7 +98,7 @@ def test_the_matchers_reasons_read_as_plain_words():
             "which memory ran out: GPU memory in your line, host memory (the process was killed) in the entry's",
     }
     for why, want in said.items():
-        assert evidence.why_line(why) == want, why
+        assert _said(why) == want, why
 
 
 def test_every_reason_the_similarity_gives_reads_without_internal_terms():
@@ -105,7 +111,7 @@ def test_every_reason_the_similarity_gives_reads_without_internal_terms():
              ("torch.cuda.OutOfMemoryError: CUDA out of memory.", "ValueError: x")]
     for a, b in pairs:
         _, why = similarity(signature_of(a), signature_of(b))
-        for line in filter(None, map(evidence.why_line, why)):
+        for line in filter(None, map(_said, why)):
             assert not any(t in line for t in ("None", "fact ", "mismatch.", "CONFLICTS", "×", "score")), line
 
 
@@ -115,7 +121,7 @@ def test_a_reason_names_the_entry_and_carries_no_second_number():
             == f"your error is not one that “{title}” describes")
     got = evidence.plain_reason("not likely enough to be the cause (probability 0.42; an answer needs 0.50)", title)
     assert got == f"“{title}” is not likely enough to be the cause"
-    assert evidence.why_line("fact mismatch.delta agrees: >1024") == "by how many rows the shapes differ: more than 1024 rows in both"
+    assert _said("fact mismatch.delta agrees: >1024") == "by how many rows the shapes differ: more than 1024 rows in both"
     got = evidence.plain_reason("same kind of error, but a detail that tells the causes apart differs "
                                 "(mismatch.zero_side: report has checkpoint, entry has current_model)", title)
     assert got.endswith("(which side has the empty `[0]` shape: the checkpoint side in your line, the model side "
@@ -169,7 +175,7 @@ def test_the_terminal_heads_root_cause_fixes_evidence_with_verified_fixes_first(
 
 
 def test_github_and_slack_put_the_parts_in_the_same_order():
-    body = render_match(_diag("match"), {})
+    body = render_match(_diag("match"))
     _in_order(body, ["**Root cause**", "The cause.", "**Fixes**", "✅ verified by the maintainer: Do B.", "- Do A.",
                      "Evidence", "your line: `RuntimeError: boom`"])
     text = _slack_text(diagnosis_blocks(_diag("match")))

@@ -56,6 +56,11 @@ def test_model_side_zero_size_matches_the_zero3_postmortem(diagnoser):
     assert evidence[0].startswith("your line: size mismatch") and evidence[1].startswith("the entry's line: ")
     assert "same exception: RuntimeError" in evidence
     assert "the `[0]` is on the model side in both" in evidence
+    # The same evidence as structured items, from which those strings are written.
+    items = diag.matches[0].evidence_items
+    assert items[0].kind == "line" and items[0].report_line.startswith("size mismatch")
+    assert any(i.kind == "fact" and i.fact == "mismatch.zero_side" for i in items)
+    assert evidence == [line for item in items for line in item.lines()]
     # One number per answer: the similarity's score and the signals stay out of the evidence people read (the
     # per-entry score and signals remain fields of their own, for --json readers).
     for m in diag.matches + diag.related:
@@ -127,6 +132,7 @@ def test_diagnose_json_one_line_per_input_in_order_and_stdin(small_kb):
     m = first["matches"][0]
     assert {"entry_id", "title", "source", "score", "root_cause", "fixes", "evidence"} <= set(m)
     assert m["source"] == "zero3_load.md" and all({"text", "verified"} <= set(f) for f in m["fixes"])
+    assert m["evidence_items"][0]["kind"] == "line" and len(m["evidence"]) == len(m["evidence_items"]) + 1
     assert first["query"]["exception_type"] == "RuntimeError"
 
 

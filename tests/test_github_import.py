@@ -235,7 +235,7 @@ def test_export_shows_source_url_state_and_resolution(imported):
 
 
 def test_a_new_report_of_a_resolved_failure_is_answered_with_the_thread(imported):
-    from bot.render import print_diagnosis
+    from bot.render.terminal import print_diagnosis
     from kb.diagnose import Diagnoser
 
     fake, kb_dir, settings, report, waits = imported
@@ -251,7 +251,7 @@ def test_a_new_report_of_a_resolved_failure_is_answered_with_the_thread(imported
         assert (issue.resolution.kind, issue.resolution.author_association) == ("maintainer", "MEMBER")
         from rich.console import Console
 
-        import bot.render as render
+        import bot.render.terminal as render
 
         console = Console(record=True, width=200)
         old, render.console = render.console, console
@@ -264,14 +264,14 @@ def test_a_new_report_of_a_resolved_failure_is_answered_with_the_thread(imported
         assert "resolution (maintainer, MEMBER)" in shown
 
         # The auto-commenter's one comment cites the thread and the pull request that fixed it.
-        from bot.github.comment import render_match
+        from bot.render.markdown import render_match
 
-        comment = render_match(diag, kb.documents())
+        comment = render_match(diag)
         assert "This looks like [acme/trainer#1](https://github.com/acme/trainer/issues/1) (closed); resolution " \
                "from a maintainer (MEMBER)." in comment
         pad = diagnoser.diagnose('  File "/app/train_sft.py", line 77, in collate_fn\n' + PAD.splitlines()[3])
         assert pad.verdict == "match" and pad.matches[0].issue.pull_request == 50
-        assert "(closed, fixed by acme/trainer#50)" in render_match(pad, kb.documents())
+        assert "(closed, fixed by acme/trainer#50)" in render_match(pad)
 
         # The stale thread #5 is the same failure as this report, but nobody resolved it: related, never the answer.
         dora = diagnoser.diagnose('  File "/srv/ft.py", line 9, in main\n    cfg = LoraConfig(r=8, use_dora=True)\n'

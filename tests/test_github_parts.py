@@ -9,11 +9,12 @@ import time
 import pytest
 
 from bot.github.api import GitHubAPIError, GitHubClient
-from bot.github.comment import feedback_command, has_marker, marker, parse_marker, render_match, render_no_match
+from bot.github.comment import feedback_command, has_marker, marker, parse_marker
+from bot.render.markdown import render_match, render_no_match
 from bot.github.events import BadPayload, read_event
 from bot.github.signature import sign, signature_ok
 from kb.config import Settings
-from kb.models import Diagnosis, Document, FixOut, MatchOut, QueryOut
+from kb.models import Diagnosis, Evidence, FixOut, MatchOut, QueryOut
 from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 from tests.fakes.github_api import FakeGitHub
 from tests.service_support import comment_payload, issue_payload
@@ -127,21 +128,24 @@ def test_our_own_comments_are_known_by_their_author_not_by_the_marker():
                       bot_login="triage-bot") == "our own comment"
 
 
-def _diag(fixes: list[FixOut]) -> Diagnosis:
+def _diag(fixes: list[FixOut], **fields) -> Diagnosis:
     match = MatchOut(entry_id="e1", title="Title with <b>html</b> and @someone", source="e1.md", score=0.9,
                      root_cause="Because\nof <reasons>.", fixes=fixes,
-                     evidence=["your line: RuntimeError: `x`", "the entry's line: RuntimeError: y",
-                               "same exception: RuntimeError"])
+                     evidence_items=[Evidence(kind="line", report_line="RuntimeError: `x`",
+                                              entry_line="RuntimeError: y"),
+                                     Evidence(kind="type", note="same exception: RuntimeError")], **fields)
     return Diagnosis(input="r", verdict="match", confidence=0.93, matches=[match],
                      query=QueryOut(exception_type="RuntimeError", message="m", signature="RuntimeError: m"))
 
 
 def test_the_comment_says_what_was_verified_and_how():
-    doc = Document(doc_id="e1", source="e1.md", content_hash="h", repro="recipe-1", affected="torch>=2.6")
+    # Everything the comment says of the entry comes with the answer: no KB's documents are needed.
+    entry = {"repro": "recipe-1", "affected": "torch>=2.6"}
     diag = _diag([FixOut(text="Do A.", verified=True, verified_by="repro"),
                   FixOut(text="Do B.", verified=True, verified_by="maintainer"),
-                  FixOut(text="Do C.", verified=False, verified_by="none")])
-    body = render_match(diag, {"e1": doc}, {"torch": "2.13.0", "cuda": "12.4", "device": "NVIDIA H100"})
+                  FixOut(text="Do C.", verified=False, verified_by="none")],
+                 verified_on={"python": None, "torch": "2.13.0", "cuda": "12.4", "device": "NVIDIA H100"}, **entry)
+    body = render_match(diag)
     assert body.splitlines()[0] == marker("e1", "RuntimeError: m")
     assert "✅ **verified by repro** `recipe-1` on torch 2.13.0, cuda 12.4, device NVIDIA H100: Do A." in body
     assert "✅ verified by the maintainer: Do B." in body and "\n- Do C." in body
@@ -152,7 +156,7 @@ def test_the_comment_says_what_was_verified_and_how():
     assert "<b>" not in body and "@someone" not in body and "Because of &lt;reasons>." in body
     assert "/triage wrong" in body and "/triage fixed" in body
 
-    unconfirmed = render_match(_diag([FixOut(text="Do A.", verified=False, verified_by="repro")]), {"e1": doc})
+    unconfirmed = render_match(_diag([FixOut(text="Do A.", verified=False, verified_by="repro")], **entry))
     assert "repro recipe `recipe-1` (not yet confirmed by a run): Do A." in unconfirmed
     assert "verified by repro" not in unconfirmed
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import bot.render as render
+import bot.render.terminal as render
 
 ROOT = Path(__file__).resolve().parents[1]
 

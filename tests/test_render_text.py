@@ -11,8 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import bot.render as render
-from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
+import bot.render.terminal as render
+from kb.models import Diagnosis, Evidence, FixOut, MatchOut, QueryOut
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def _match(text: str) -> MatchOut:
     return MatchOut(entry_id=f"id {text}", title=f"title {text}", source=f"src {text}", score=0.9,
                     root_cause=f"cause {text}", fixes=[FixOut(text=f"fix {text}", verified=True, verified_by="maintainer"),
                                                        FixOut(text=f"fix2 {text}", verified=False)],
-                    evidence=[f"report line: {text}"], reason=f"because {text}")
+                    evidence_items=[Evidence(kind="note", note=f"report line: {text}")], reason=f"because {text}")
 
 
 def _diagnosis(text: str, verdict: str) -> Diagnosis:

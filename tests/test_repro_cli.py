@@ -93,7 +93,7 @@ def test_verify_confirms_the_seed_examples_and_a_verified_fix_shows_in_diagnose(
     repro_fix = next(f for f in diag["matches"][0]["fixes"] if f["verified_by"] == "repro")
     assert repro_fix["verified"] is True
 
-    from bot.render import console, print_diagnosis
+    from bot.render.terminal import console, print_diagnosis
     from kb.models import Diagnosis
 
     with console.capture() as shown:

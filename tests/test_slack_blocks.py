@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 
+from bot.render import slack as answer
 from bot.slack import blocks
 from bot.slack.report import plain_text, text_report
-from kb.models import Diagnosis, FixOut, MatchOut, QueryOut
+from kb.models import Diagnosis, Evidence, FixOut, MatchOut, QueryOut
 from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 from tests.fakes.slack_api import LIMITS, block_problems
 
@@ -18,7 +19,7 @@ def _entry(entry_id: str, size: int, **kw) -> MatchOut:
         root_cause="<root> & cause " * (size // 15),
         fixes=[FixOut(text=f"fix {i} " + "x" * size, verified=i % 2 == 0, verified_by="repro" if i % 2 == 0 else "none")
                for i in range(60)],
-        evidence=[f"report line: {'```' + 'e' * size}"] * 60 + ["signals: sig 1.00"], **kw,
+        evidence_items=[Evidence(kind="note", note=f"report line: {'```' + 'e' * size}")] * 60, **kw,
     )
 
 
@@ -29,7 +30,7 @@ def _query(size: int) -> QueryOut:
 def test_a_20k_character_report_renders_valid_blocks_for_a_match():
     diag = Diagnosis(input="slack", verdict="match", confidence=0.93,
                      matches=[_entry(f"e{i}", HUGE) for i in range(8)], query=_query(HUGE), reason="r" * HUGE)
-    out = blocks.diagnosis_blocks(diag)
+    out = answer.diagnosis_blocks(diag)
     assert block_problems(out) == []
     kinds = [b["type"] for b in out]
     assert kinds[0] == "header" and kinds[-1] == "actions"
@@ -40,14 +41,14 @@ def test_a_20k_character_report_renders_valid_blocks_for_a_match():
     evidence = next(b["text"]["text"] for b in out if b.get("text", {}).get("text", "").startswith("*Evidence*"))
     assert evidence.endswith("```") and evidence.count("```") == 2 and "signals:" not in evidence
     assert "&lt;root&gt; &amp; cause" in text and "<root>" not in text
-    assert len(blocks.fallback_text(diag)) <= blocks.FALLBACK_MAX
+    assert len(answer.fallback_text(diag)) <= answer.FALLBACK_MAX
 
 
 def test_a_no_match_names_the_nearest_entries_and_why_within_limits():
     related = [_entry(f"near{i}", HUGE, reason="zero_side differs: " + "z" * HUGE) for i in range(3)]
     diag = Diagnosis(input="slack", verdict="no_match", confidence=0.2, matches=[], related=related,
                      query=_query(HUGE), reason="no entry explains " + "q" * HUGE)
-    out = blocks.diagnosis_blocks(diag)
+    out = answer.diagnosis_blocks(diag)
     assert block_problems(out) == []
     assert out[0]["text"]["text"] == "No known postmortem fits this report"
     nearest = next(b["text"]["text"] for b in out if "Nearest entries" in b.get("text", {}).get("text", ""))

@@ -42,7 +42,7 @@ def github(ctx: click.Context, repos: tuple[str, ...], kb_dir: Path | None, sinc
     if as_json:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False))
         return
-    from bot.render import print_import_report
+    from bot.render.terminal import print_import_report
 
     print_import_report(report, list(repos), target)
 

@@ -45,7 +45,7 @@ def list_cmd(ctx: click.Context, kb_dir: Path | None, recipes_dir: Path | None, 
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False))
         return
-    from bot.render import print_recipes
+    from bot.render.terminal import print_recipes
 
     print_recipes(rows)
 
@@ -91,7 +91,7 @@ def run_cmd(ctx: click.Context, names: tuple[str, ...], kb_dir: Path | None, rec
         click.echo(json.dumps({"ok": ok, "backend": backend, "results": [r.as_dict() for r in results]},
                               ensure_ascii=False))
     else:
-        from bot.render import print_repro_results
+        from bot.render.terminal import print_repro_results
 
         print_repro_results(results)
     sys.exit(0 if ok else 1)

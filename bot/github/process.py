@@ -9,12 +9,14 @@ from __future__ import annotations
 import logging
 import time
 from bot.github.api import GitHubAPIError, GitHubClient, IssueComment
-from bot.github.comment import has_marker, parse_marker, render_match, render_no_match
+from bot.github.comment import has_marker, parse_marker
 from bot.github.deliveries import MAX_ATTEMPTS, Delivery, DeliveryStore
 from bot.github.events import BadPayload, IssueEvent, installation_of, read_event
+from bot.render.markdown import render_match, render_no_match
 from bot.service.state import ServiceState
 from kb.config import Settings
 from kb.feedback import Feedback, github_scope
+from kb.report_input import cap_report
 
 log = logging.getLogger(__name__)
 
@@ -86,13 +88,13 @@ class Processor:
                         delivery_id, status, result)
 
     def report(self, ev: IssueEvent) -> str:
-        diag = self.state.diagnose(ev.report_text(), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo),
+        diag = self.state.diagnose(self._report(ev), name=f"{ev.repo}#{ev.number}", scope=github_scope(ev.repo),
                                    exclude=(f"github:{ev.repo}#{ev.number}",),   # never the issue itself
                                    not_by=not_by(ev))
         existing = self.find_ours(ev)
         where = f"{ev.repo}#{ev.number}"
         if diag.verdict == "match":
-            self.upsert(ev, existing, self._render_match(diag))
+            self.upsert(ev, existing, render_match(diag))
             self.client.add_label(ev.repo, ev.number, self.settings.github_label)
             return f"{where}: answered with {diag.matches[0].entry_id}"
         previous = parse_marker(existing.body) if existing else None
@@ -127,11 +129,11 @@ class Processor:
 
     def _rediagnose(self, ev: IssueEvent, ours: IssueComment, mark) -> str:
         """After `/triage wrong`, answer again from the issue itself: the matcher now skips the rejected entry."""
-        diag = self.state.diagnose(ev.report_text(with_comment=False), name=f"{ev.repo}#{ev.number}",
+        diag = self.state.diagnose(self._report(ev, with_comment=False), name=f"{ev.repo}#{ev.number}",
                                    scope=github_scope(ev.repo), exclude=(f"github:{ev.repo}#{ev.number}",),
                                    not_by=not_by(ev))
         if diag.verdict == "match" and diag.matches[0].entry_id != mark.entry_id:
-            self.upsert(ev, ours, self._render_match(diag))
+            self.upsert(ev, ours, render_match(diag))
             return f"now answered with {diag.matches[0].entry_id}"
         if diag.verdict == "match":
             return "the matcher still proposes it"
@@ -139,9 +141,8 @@ class Processor:
         self.client.remove_label(ev.repo, ev.number, self.settings.github_label)
         return "no other entry fits; comment updated"
 
-    def _render_match(self, diag) -> str:
-        confirmed = self.state.repro.verified_fix(diag.matches[0].entry_id) if self.state.repro else None
-        return render_match(diag, self.state.kb.documents(), confirmed.environment if confirmed else None)
+    def _report(self, ev: IssueEvent, with_comment: bool = True) -> str:
+        return cap_report(ev.report_text(with_comment), self.settings.max_report_bytes)
 
     def find_ours(self, ev: IssueEvent) -> IssueComment | None:
         """The bot's comment on this issue: the oldest one written by the bot's own login that carries the marker.

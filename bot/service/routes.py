@@ -13,7 +13,7 @@ from bot.service.errors import ServiceError, error_responses
 from bot.service.jsonbody import parse_json
 from bot.service.state import ServiceState, service_state
 from kb.models import Answer, Document
-from kb.report_input import decode_report
+from kb.report_input import cap_report, decode_report
 
 router = APIRouter()
 State = Annotated[ServiceState, Depends(service_state)]
@@ -111,9 +111,7 @@ def _decoded(data: bytes, max_report_bytes: int, what: str) -> str:
 async def diagnose(request: Request, state: State) -> Response:
     state.require_ready()
     body = await _read_diagnose_request(request, state.settings.max_report_bytes)
-    text = body.text
-    if len(text.encode("utf-8", errors="replace")) > state.settings.max_report_bytes:
-        text, _ = decode_report(text.encode("utf-8", errors="replace"), state.settings.max_report_bytes)
+    text = cap_report(body.text, state.settings.max_report_bytes)
     diag = await run_in_threadpool(state.diagnose, text, body.name, body.top, lang=body.lang)
     from kb.diagnose import answer_json          # loaded with the KB, not with the app
 

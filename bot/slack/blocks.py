@@ -1,4 +1,5 @@
-"""A Diagnosis as Slack Block Kit, always inside Slack's limits. Pure: no I/O.
+"""Slack Block Kit pieces, always inside Slack's limits, and the feedback buttons. Pure: no I/O. (An answer's
+blocks are bot.render.slack's, built from these.)
 
 Slack rejects a whole message when one part is too long (section text over 3000 characters, a header over 150, more
 than 50 blocks, a button value over 2000) and, in practice, when all the blocks together pass about 13k characters.
@@ -9,9 +10,8 @@ from __future__ import annotations
 import json
 import re
 
-from kb.evidence import verified_first
+from kb.evidence import clip
 from kb.messages import msg
-from kb.models import Diagnosis, MatchOut
 from kb.traceback.signature import SIGNATURE_VERSION, signature_ref
 
 SECTION_MAX = 3000
@@ -19,15 +19,6 @@ HEADER_MAX = 150
 CONTEXT_ELEMENTS_MAX = 10
 BLOCKS_MAX = 50
 BUTTON_VALUE_MAX = 2000
-FALLBACK_MAX = 300          # the notification text: a summary, never the report
-
-# Budgets for the parts of an answer (characters of mrkdwn, after escaping).
-ROOT_CAUSE_MAX = 2000
-FIXES_MAX = 2500
-EVIDENCE_MAX = 1500
-LINE_MAX = 300
-EVIDENCE_LINES = 8
-ALSO_POSSIBLE = 3
 
 ACTION_FIXED = "triage_fixed"
 ACTION_WRONG = "triage_wrong"
@@ -44,15 +35,11 @@ def escape(text: str) -> str:
 
 
 def cut(text: str, limit: int, mark: str = "…") -> str:
-    """At most `limit` characters, cut at a word boundary (mid-word only for one very long word); never leaves half
+    """At most `limit` characters, cut at a word boundary (kb.evidence.clip, keeping the lines); never leaves half
     of an escaped entity behind."""
     if len(text) <= limit:
         return text
-    head = text[: limit - len(mark) + 1]
-    space = head.rfind(" ")
-    head = head[:space].rstrip(" ,;:") if space >= (limit - len(mark)) * 2 // 3 else head[: limit - len(mark)]
-    head = _PARTIAL_ENTITY.sub("", head)
-    return head + mark
+    return _PARTIAL_ENTITY.sub("", clip(text, limit - len(mark), mark="", one_line=False)) + mark
 
 
 def code_block(text: str, limit: int) -> str:
@@ -83,94 +70,6 @@ def context(*mrkdwn: str, block_id: str | None = None) -> dict:
 def notice(text: str) -> list[dict]:
     """A one-section message (progress, verification results, errors)."""
     return [section(escape(text))]
-
-
-def fallback_text(diag: Diagnosis) -> str:
-    if diag.verdict == "match":
-        best = diag.matches[0]
-        return cut(f"{msg('known_issue', diag.lang, title=best.title)} ({msg('confidence', diag.lang)} "
-                   f"{diag.confidence:.2f})", FALLBACK_MAX)
-    return cut(msg("no_fit_reason", diag.lang, reason=diag.reason), FALLBACK_MAX)
-
-
-def diagnosis_blocks(diag: Diagnosis) -> list[dict]:
-    """The answer; a match carries the feedback buttons."""
-    blocks = _match_blocks(diag) if diag.verdict == "match" else _no_match_blocks(diag)
-    report = _report_line(diag)
-    if report:
-        blocks.append(context(report))
-    if diag.verdict == "match":
-        blocks.append(feedback_actions(diag.matches[0].entry_id, diag.query.signature, lang=diag.lang))
-    return fit(blocks)
-
-
-def _match_blocks(diag: Diagnosis) -> list[dict]:
-    best = diag.matches[0]
-    lang = diag.lang            # labels from the message table (kb/data/messages.json), in the answer's language
-    blocks = [
-        header(msg("known_issue", lang, title=best.title or best.entry_id)),
-        context(f"*{msg('confidence_cap', lang)}* {diag.confidence:.2f}",
-                f"*{msg('entry_cap', lang)}* `{escape(best.entry_id)}`",
-                f"*{msg('source_cap', lang)}* {_source(best.source)}"),
-        section(f"*{msg('root_cause', lang)}*\n"
-                + cut(escape(best.root_cause or msg("no_root_cause", lang)), ROOT_CAUSE_MAX)),
-    ]
-    if best.fixes:
-        blocks.append(section(f"*{msg('fixes', lang)}*\n" + _fixes(best, lang)))
-    if best.versions:
-        blocks.append(section(f"*{msg('versions', lang)}*\n" + "\n".join(escape(cut(v, LINE_MAX))
-                                                                         for v in best.versions)))
-    evidence = [line for line in best.evidence if not line.startswith("signals:")][:EVIDENCE_LINES]
-    if evidence:
-        text = "\n".join(cut(line, LINE_MAX) for line in evidence)
-        blocks.append(section(f"*{msg('evidence', lang)}*\n" + code_block(text, EVIDENCE_MAX)))
-    others = diag.matches[1:1 + ALSO_POSSIBLE]
-    if others:
-        blocks.append(context(*(f"{msg('also_possible_cap', lang)}: {escape(cut(o.title, LINE_MAX))} "
-                                f"(`{escape(o.entry_id)}`)" for o in others)))
-    return blocks
-
-
-def _no_match_blocks(diag: Diagnosis) -> list[dict]:
-    blocks = [
-        header(msg("no_fit", diag.lang)),
-        section(cut(escape(diag.reason or msg("nothing_explains", diag.lang)), ROOT_CAUSE_MAX)),
-    ]
-    if diag.related:
-        lines = [_related_line(r) for r in diag.related]
-        blocks.append(section(f"*{msg('nearest', diag.lang)}*\n" + cut("\n".join(lines), FIXES_MAX)))
-    return blocks
-
-
-def _fixes(best: MatchOut, lang: str = "en") -> str:
-    lines = []
-    for fix in verified_first(best.fixes):
-        text = escape(cut(fix.text, LINE_MAX * 2))
-        if fix.verified:
-            who = msg(f"who_{fix.verified_by}", lang) if lang != "en" else fix.verified_by
-            lines.append(f":white_check_mark: *{msg('verified', lang)}* ({who}): {text}")
-        else:
-            lines.append(f"• {text}")
-    return cut("\n".join(lines), FIXES_MAX)
-
-
-def _related_line(rel: MatchOut) -> str:
-    why = f": {escape(cut(rel.reason, LINE_MAX))}" if rel.reason else ""
-    title = escape(cut(rel.title or rel.entry_id, LINE_MAX))
-    return f"• {title} (`{escape(rel.entry_id)}`){why}"
-
-
-def _source(source: str) -> str:
-    if source.startswith(("http://", "https://")) and len(source) <= LINE_MAX and not set("|<> ") & set(source):
-        return f"<{escape(source)}|{escape(source)}>"
-    return f"`{escape(cut(source, LINE_MAX))}`"
-
-
-def _report_line(diag: Diagnosis) -> str:
-    q = diag.query
-    said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
-    said = " ".join(said.split()).replace("`", "'")   # one line of inline code: no newlines, no backticks
-    return f"{msg('report', diag.lang)}: `{escape(cut(said, LINE_MAX))}`" if said else ""
 
 
 def feedback_value(entry_id: str, signature: str) -> str:

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 
+from bot.render.slack import diagnosis_blocks, fallback_text
 from bot.slack import blocks
 from bot.slack.report import Report, ReportReader, plain_text, text_report
 from kb.errors import KBError
@@ -175,12 +176,12 @@ class Handlers:
             log.exception("diagnosis failed")
             tell("Could not diagnose this report: the server hit an internal error (see its log).")
             return
-        answer = blocks.diagnosis_blocks(diag)
+        answer = diagnosis_blocks(diag)
         note = _files_note(report)
         if note:
             answer = blocks.fit([*answer, blocks.context(blocks.escape(note))])
         try:
-            reply.post(answer, blocks.fallback_text(diag))
+            reply.post(answer, fallback_text(diag))
         except (SlackApiError, _ResponseUrlError) as exc:
             _log_api_error("posting the answer", exc)
             tell(f"I diagnosed the report but Slack refused my answer ({_api_error(exc)}).")

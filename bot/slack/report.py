@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from kb.report_input import decode_report
+from kb.report_input import cap_report, decode_report
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +49,9 @@ class Report:
             self.text = f"{self.text}\n\n{text}" if self.text else text
 
 
-def capped(text: str, max_bytes: int) -> str:
-    """Huge reports keep their head and their tail, as the CLI does."""
-    data = text.encode()
-    return decode_report(data, max_bytes)[0] if len(data) > max_bytes else text
-
-
 def text_report(mrkdwn: str, max_bytes: int) -> Report:
     """The report in a slash command's text (which Slack escapes like message text)."""
-    return Report(text=capped(plain_text(mrkdwn), max_bytes))
+    return Report(text=cap_report(plain_text(mrkdwn), max_bytes))
 
 
 def is_text_file(info: dict) -> bool:
@@ -81,7 +75,7 @@ class ReportReader:
             report.add(plain_text(msg.get("text", "")))
             for f in msg.get("files", []):
                 self._add_file(report, f)
-        report.text = capped(report.text, self.max_bytes)
+        report.text = cap_report(report.text, self.max_bytes)
         return report
 
     def _add_file(self, report: Report, file: dict) -> None:

@@ -1,4 +1,6 @@
-"""Terminal rendering of command results (rich). Pure presentation: no matching or storage logic here."""
+"""Terminal rendering of command results (rich). Pure presentation: no matching or storage logic here.
+
+An answer's parts are decided in bot.render.parts, as for GitHub and Slack; this module adds the terminal's markup."""
 from __future__ import annotations
 
 import re
@@ -8,10 +10,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kb.evidence import clip, verified_first
+from bot.render.parts import environment, evidence_lines, fix_mark, issue_label, report_said, verified_first, where
+from kb.evidence import clip
 from kb.messages import msg
-
-
 
 def make_console(**options) -> Console:
     """A console for our output: no guessing at highlights, and no `:name:` emoji codes (a report's `:warning:` is
@@ -104,7 +105,7 @@ def _heading(text: str) -> None:
 
 def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
     """An answer: the verdict with its one number (the confidence), then the headed parts in the order every
-    surface uses (root cause, fixes with the verified ones first, evidence)."""
+    surface uses (root cause, fixes with the verified ones first, versions, evidence, environment)."""
     head = f"[bold]{shown(diag.input)}[/]: "
     lang = diag.lang            # labels from the message table (kb/data/messages.json), in the answer's language
     colon = "：" if lang == "zh" else ": "
@@ -120,20 +121,21 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
         if best.fixes:
             _heading(msg("fixes", lang))
         for fix in verified_first(best.fixes):
-            by_repro = fix.verified and fix.verified_by == "repro"
-            who = msg(f"who_{fix.verified_by}", lang) if lang != "en" and fix.verified else fix.verified_by
-            mark = (f"[green]✔ {msg('verified_by_repro', lang)}{colon.rstrip()}[/] " if by_repro
-                    else f"[green]✔ {shown(msg('verified_by', lang, who=who))}{colon.rstrip()}[/] " if fix.verified
-                    else "- ")
-            console.print(f"    {mark}{shown(fix.text)}")
+            console.print(f"    {_fix_label(fix, best, lang)}{shown(fix.text)}")
         if best.versions:
             _heading(msg("versions", lang))
             for line in best.versions:
                 console.print(f"    {shown(line)}")
-        if best.evidence:
+        evidence = evidence_lines(best)
+        if evidence:
             _heading(msg("evidence", lang))
-            for line in best.evidence:
-                console.print(f"    [dim]- {shown(line)}[/]")
+            for line in evidence:
+                console.print(f"    [dim]- {shown(line.label + line.text)}[/]")
+        env = environment(best, lang)
+        if env:
+            _heading(msg("environment", lang))
+            for part in env:
+                console.print(f"    {shown(part.label)}{colon}{shown(', '.join(part.values))}")
         for other in diag.matches[1:]:
             console.print(f"  {msg('also_possible', lang)}: {shown(other.title)} ({shown(other.entry_id)})")
     else:
@@ -143,12 +145,10 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
             _heading(msg("nearest", lang))
         for rel in diag.related:
             why = f": {shown(rel.reason)}" if rel.reason else ""
-            where = shown(rel.entry_id) if rel.issue is None else shown(issue_label(rel.issue))
-            console.print(f"    - {shown(rel.title)} ({where}){why}")
+            console.print(f"    - {shown(rel.title)} ({shown(where(rel))}){why}")
     q = diag.query
     if q.exception_type or q.message:
-        said = ": ".join(part for part in (q.exception_type, q.message.strip()) if part)
-        console.print(f"  [dim]{msg('your_report', lang)}: {shown(clip(said, 200))}[/]")
+        console.print(f"  [dim]{msg('your_report', lang)}: {shown(clip(report_said(q), 200))}[/]")
     for note in q.notes:
         console.print(f"  [dim]note: {shown(note)}[/]")
     print_kb_line(kb)
@@ -156,14 +156,22 @@ def print_diagnosis(diag, verification=None, kb: dict | None = None) -> None:
         print_verification(verification)
 
 
-def issue_label(issue) -> str:
-    """acme/trainer#12 (closed, fixed by #50): an imported issue thread as answers name it."""
-    state = issue.state or "?"
-    if issue.state_reason and issue.state_reason not in ("completed",):
-        state += f" as {issue.state_reason.replace('_', ' ')}"
-    if issue.pull_request:
-        state += f", fixed by #{issue.pull_request}"
-    return f"{issue.repo}#{issue.number} ({state})"
+def _fix_label(fix, match, lang: str) -> str:
+    """✔ verified by the maintainer: / ✔ verified by repro `recipe` on torch 2.6: / repro recipe ... / - """
+    mark = fix_mark(fix, match, lang)
+    colon = "：" if lang == "zh" else ":"
+    if mark.pending:
+        return f"- [dim]{shown(msg('repro_pending', lang, recipe=_recipe(mark)))}[/]"
+    if not mark.verified:
+        return "- "
+    if mark.by_repro:
+        ran = msg("ran_on", lang, env=mark.ran_on) if mark.ran_on else ""
+        return f"[green]✔ {msg('verified_by_repro', lang)}{shown(_recipe(mark) + ran)}{colon}[/] "
+    return f"[green]✔ {shown(msg('verified_by', lang, who=mark.who))}{colon}[/] "
+
+
+def _recipe(mark) -> str:
+    return f" {mark.recipe}" if mark.recipe else ""
 
 
 def print_issue(issue) -> None:
