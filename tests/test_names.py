@@ -33,6 +33,24 @@ def test_divergence():
     assert divergence(short, full) == ([], [])
 
 
+
+def test_the_owner_of_a_called_method_is_no_other_name_but_a_constructors_is():
+    """A user's Trainer subclass names its own class in the error; the method and the keyword are the API."""
+    kwarg = "TypeError: {}() got an unexpected keyword argument 'num_items_in_batch'"
+    mine = signature_of_line(kwarg.format("CustomTrainerForgetting.compute_loss"))
+    theirs = signature_of_line(kwarg.format("CustomTrainer.compute_loss"))
+    assert divergence(mine, theirs) == ([], [])
+    # another method, or another keyword, of the same owner still parts ways
+    other_method = signature_of_line(kwarg.format("CustomTrainer.training_step"))
+    assert divergence(theirs, other_method) == (["compute_loss"], ["training_step"])
+    other_kwarg = signature_of_line(kwarg.format("CustomTrainer.compute_loss").replace("num_items_in_batch", "return_outputs"))
+    assert divergence(theirs, other_kwarg) == (["num_items_in_batch"], ["return_outputs"])
+    # a constructor's class is the API itself
+    init = "TypeError: {}.__init__() got an unexpected keyword argument 'use_dora'"
+    assert divergence(signature_of_line(init.format("LoraConfig")), signature_of_line(init.format("BoftConfig"))) \
+        == (["LoraConfig"], ["BoftConfig"])
+
+
 def test_messages_that_part_ways_diverge_but_a_longer_form_or_a_typo_does_not():
     base = "ValueError: You can't train a model that has been loaded in 8-bit precision on "
     multiple = signature_of_line(base + "multiple devices.")

@@ -245,3 +245,11 @@ def test_sentences_about_compilers_are_not_diagnostics():
 
     for line in ["Note: gcc: the error went away after upgrading", "we build with gcc 11 and nvcc 12.1 here"]:
         assert classify_line(line) is None, line
+
+
+def test_a_clock_time_glued_to_an_exception_is_a_prefix_but_not_in_a_sentence():
+    rest, _, stamped, _ = L.strip_prefixes("14:07ValueError: The checkpoint you are trying to load has model type")
+    assert rest.startswith("ValueError: The checkpoint") and stamped
+    assert L.strip_prefixes("09:15:02torch.OutOfMemoryError: CUDA out of memory.")[0].startswith("torch.OutOfMemory")
+    for kept in ("12:30 is when it failed", "3:1 ratio of Error: none", "14:07 loading shards"):
+        assert L.strip_prefixes(kept)[0] == kept

@@ -101,6 +101,15 @@ _IPY_ARROW = re.compile(r"^\s*-*>\s*(?P<n>\d+)\s(?P<code>.*)$")
 _IPY_CONTEXT = re.compile(r"^\s*\d+\s")
 
 
+def _raised_literal(out: list[str], etype: str) -> str | None:
+    """The message of `raise etype("...")` when that is the last source line of a traceback (rewritten form)."""
+    code = next((ln.strip() for ln in reversed(out) if ln.startswith("    ")), "")
+    m = _RAISE.match(code)
+    if not m or m.group("type").rsplit(".", 1)[-1] != etype or not m.group("msg"):
+        return None
+    return _FORMAT_FIELD.sub("<var>", m.group("msg"))
+
+
 def _from_ipython(text: str, notes: list[str]) -> str:
     """Rewrite an IPython traceback into Python's own form (frame lines with the line that ran), so the rest of the
     parser reads it like any other. Text without one is returned unchanged."""
@@ -112,11 +121,14 @@ def _from_ipython(text: str, notes: list[str]) -> str:
     end = 0                          # where in `out` the open traceback's last line went
 
     def close_cut() -> None:
-        # IPython names the type in its header, so a paste cut before the exception line still says what was raised
+        # IPython names the type in its header, so a paste cut before the exception line still says what was raised;
+        # when the line that ran last raises that type with a literal message, the message is that literal.
         nonlocal pending
         if pending:
-            out.insert(end, f"{pending}:")
-            notes.append(f"IPython traceback cut before its exception line; its header names {pending}")
+            said = _raised_literal(out[:end], pending)
+            out.insert(end, f"{pending}: {said}" if said else f"{pending}:")
+            notes.append(f"IPython traceback cut before its exception line; its header names {pending}"
+                         + (", and the line that ran last raises it with its message" if said else ""))
             pending = None
 
     for raw in text.splitlines():

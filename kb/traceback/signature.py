@@ -362,6 +362,18 @@ def _first_sentence_tokens(template: str) -> tuple[str, ...]:
     return tuple(_tokens(_SENTENCE_END.split(template, maxsplit=1)[0]))
 
 
+# `Owner.method()` in a call's error ("CustomTrainer.compute_loss() got an unexpected keyword argument ..."): the
+# class whose method was called. Subclasses share a method and its signature, so the same method of another owner
+# (a user's own Trainer subclass, another model class) is the same error. A constructor is not: `X.__init__()` is
+# another API for every X.
+_CALL_OWNER = re.compile(r"\b([A-Za-z_]\w*)\.(?!__init__\(|__new__\(|__call__\()[A-Za-z_]\w*\(\)")
+
+
+@lru_cache(maxsize=8192)
+def _call_owners(template: str) -> frozenset[str]:
+    return frozenset(_CALL_OWNER.findall(template))
+
+
 DIVERGE_SHARE: Final = 0.15    # below this share of its words, what one message adds is a name in the same message
 
 
@@ -374,7 +386,7 @@ def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
     Then plain words, when each side has at least two the other lacks and they are a fair share of it ("on
     multiple devices" / "on a different device than the one you're training on"): two messages that part ways, not
     one message in two versions, or about another model ("... it looks like vikp/surya_tablerec is not the path")."""
-    la, lb = _literals(a.template), _literals(b.template)
+    la, lb = _literals(a.template) - _call_owners(a.template), _literals(b.template) - _call_owners(b.template)
     only_a, only_b = sorted(la - lb), sorted(lb - la)
     if only_a and only_b:
         return only_a, only_b
