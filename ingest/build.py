@@ -27,7 +27,7 @@ from kb.models import SCHEMA_VERSION, Chunk, Document
 from kb.traceback.signature import SIGNATURE_VERSION
 from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
-from ingest.extract import extract_document
+from ingest.extract.document import extract_document
 from ingest.read import SUFFIXES, RawDocument, Skipped, discover, read_path
 from ingest.version import EXTRACTOR_VERSION
 

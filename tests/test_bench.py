@@ -16,7 +16,7 @@ from bench.generate import generate, make_document
 from bench.kbwriter import write_kb
 from bench.vectors import GeneratedEmbedder, generated_vectors
 from ingest.build import ingest
-from ingest.extract import extract_document
+from ingest.extract.document import extract_document
 from ingest.read import read_path
 from kb.index import dense, store
 from kb.index.hybrid import KnowledgeBase
