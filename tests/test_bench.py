@@ -82,7 +82,7 @@ def small_kb(tmp_path_factory, cache_dir) -> Path:
     root = tmp_path_factory.mktemp("bench-kb")
     generate(root / "corpus", 12, seed=5)
     stand_in = GeneratedEmbedder(cone_bases())
-    with mock.patch("kb.index.embed.load_embedder", lambda *a, **k: stand_in):
+    with mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: stand_in):
         ingest([root / "corpus"], root / "kb", Settings(cache_dir=cache_dir, kb=None))
     return root / "kb"
 
