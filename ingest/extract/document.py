@@ -38,7 +38,7 @@ def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | froz
     """
     if raw.format == "entry":
         return parse_entry(raw, source)
-    body = clean_text(raw.text, boilerplate)
+    body = clean_text(raw.text, boilerplate).text
     title, rest = split_title(body)
     sections = split_sections(rest)
     fields = fields_from_sections(sections)
