@@ -39,7 +39,7 @@ REASONS: dict[str, str] = {
 
 
 class Removed(NamedTuple):
-    line: int          # 1-based, in the text given to clean_text
+    line: int          # 1-based, in the text given to clean_text (for a web page: the text read from it)
     text: str
     reason: str        # a key of REASONS
 

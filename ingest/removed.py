@@ -52,11 +52,13 @@ class RemovedLines:
     def of(self, doc: Document) -> dict:
         """{"status", "note", "lines": [{"line", "text", "reason"}]} for one document of the index (status: a key of
         STATUS_NOTES; reason: a key of ingest.clean.REASONS)."""
-        status = self._status.get(doc.doc_id)
-        lines = []
-        if status is None and doc.doc_id in self._raw:
-            cleaned = clean_text(self._raw[doc.doc_id].text, self._boilerplate)
-            status = "as ingested" if cleaned.text == doc.body else "recomputed"
-            lines = [r._asdict() for r in cleaned.removed]
-        status = status or "source missing"
+        status, lines = self._status.get(doc.doc_id), []
+        if status is None:
+            raw = self._raw.get(doc.doc_id)
+            if raw is None:                        # not in the index given
+                status = "source missing"
+            else:
+                cleaned = clean_text(raw.text, self._boilerplate)
+                status = "as ingested" if cleaned.text == doc.body else "recomputed"
+                lines = [r._asdict() for r in cleaned.removed]
         return {"status": status, "note": STATUS_NOTES[status], "lines": lines}
