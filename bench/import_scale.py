@@ -122,7 +122,7 @@ def run(issues: int, work: Path, model_free: bool, seed: int = 11) -> dict:
     settings = Settings(cache_dir=ROOT / ".cache" / "test", github_api_url=url, github_token="bench-token")
     load_before = os.getloadavg()[0]
     stand_in = _TimedStandIn() if model_free else None
-    patch = mock.patch("kb.index.embed.load_embedder", lambda *a, **k: stand_in) if model_free else None
+    patch = mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: stand_in) if model_free else None
     # Every generation the import publishes (one per 100 threads): how long it took (less the stand-in's time) at
     # which KB size, and the peak RSS so far. Each one rebuilds the whole KB's indexes, so this is what grows with N.
     from ingest import github_import

@@ -57,12 +57,12 @@ def _reingest(folder: Path, kb_dir: Path, settings: Settings) -> dict:
 def _pilot(work: Path, settings: Settings, seed: int, docs: int = 40, sample: int = 48) -> tuple[float, float]:
     """(raw encode chunks/s, chunks per document) from the first `docs` generated postmortems, chunked by ingest
     itself (a stand-in answers its embedding step); loads the real model and times it on a sample of the chunks."""
-    from kb.index.embed import load_embedder
+    from kb.index.encoder.factory import load_embedder
 
     folder = corpus(work, docs, seed, name="corpus-pilot")
     kb_dir = _fresh(work / "kb-pilot")
     stand_in = GeneratedEmbedder(np.eye(1, 384, dtype=np.float32))
-    with mock.patch("kb.index.embed.load_embedder", lambda *a, **k: stand_in):
+    with mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: stand_in):
         _timed_ingest(folder, kb_dir, settings)
     st = store.open_store(kb_dir)
     texts = [t for (t,) in st.conn.execute("SELECT text FROM chunks")]
@@ -79,7 +79,7 @@ def run_real(work: Path, settings: Settings, embed_budget_s: float, min_chunks: 
     """Ingest with the real model as many documents as it can embed in about `embed_budget_s` on this machine now
     (judged from a pilot encode), but enough for `min_chunks` chunks and at most `max_docs`; the model is loaded
     before the timed ingest."""
-    from kb.index.embed import load_embedder
+    from kb.index.encoder.factory import load_embedder
 
     pilot_rate, per_doc = _pilot(work, settings, seed, sample=min(48, sample))
     min_docs = math.ceil(1.15 * min_chunks / per_doc)   # chunks per document vary: keep a margin
@@ -112,7 +112,7 @@ def run_real(work: Path, settings: Settings, embed_budget_s: float, min_chunks: 
 
 
 def _encoder(settings: Settings) -> str:
-    from kb.index.embed import resolve_encoder
+    from kb.index.encoder.factory import resolve_encoder
 
     return resolve_encoder(settings.model, settings.cache_dir, settings.encoder)
 
@@ -121,7 +121,7 @@ def compare_encoders(settings: Settings, texts: list[str], rounds: int = 2) -> d
     """Raw encode rate of the float32 (torch) and int8 (ONNX Runtime) index encoders on the same texts, in one
     run, alternating (fp32, int8, fp32, int8, ...) so that a change in the machine's load hits both alike; each
     encoder loaded and warmed before its first timed round."""
-    from kb.index.embed import ONNX_INT8, TORCH, load_embedder, resolve_encoder
+    from kb.index.encoder.factory import ONNX_INT8, TORCH, load_embedder, resolve_encoder
 
     if resolve_encoder(settings.model, settings.cache_dir, "auto") != ONNX_INT8:
         return {"error": "the int8 encoder is not used on this machine"}
@@ -157,7 +157,7 @@ def run_model_free(work: Path, settings: Settings, docs: int, bases: np.ndarray,
     folder = corpus(work, docs, seed)
     kb_dir = _fresh(work / f"kb-docs-{docs}")
     stand_in = _TimedStandIn(bases)
-    with mock.patch("kb.index.embed.load_embedder", lambda *a, **k: stand_in):
+    with mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: stand_in):
         report, seconds = _timed_ingest(folder, kb_dir, settings)
     own = seconds - stand_in.seconds
     projected = own + report.embedded / raw_rate

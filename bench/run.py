@@ -40,10 +40,10 @@ def write_query_spec(work: Path, files: list[Path], settings, bases: np.ndarray,
     """Q.json for the worker and the load client: report files, and query vectors for recall (the real query
     embeddings of those reports, topped up with generated vectors)."""
     from bench.vectors import generated_vectors
-    from kb.index.embed import load_embedder
+    from kb.index.encoder.factory import load_embedder
 
     texts = [f.read_text(encoding="utf-8", errors="replace") for f in files[:count]]
-    from kb.index.embed import resolve_encoder
+    from kb.index.encoder.factory import resolve_encoder
 
     encoder = resolve_encoder(settings.model, settings.cache_dir, settings.encoder)   # the one the KBs are built with
     real = load_embedder(settings.model, settings.cache_dir, purpose="query", encoder=encoder).encode_queries(texts)

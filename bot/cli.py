@@ -148,14 +148,28 @@ def where(ctx, kb_dir):
 
 @main.command()
 @kb_option
+@click.option("--doc", "doc_ids", multiple=True, metavar="DOC_ID", help="Only this document (repeatable).")
+@click.option("--removed", is_flag=True,
+              help="Add the lines cleaning removed from each page and why (\"removed\"), read again from its file.")
 @click.pass_context
 @guarded
-def export(ctx, kb_dir):
+def export(ctx, kb_dir, doc_ids, removed):
     """Every document with all extracted fields and its chunks, as JSON Lines."""
-    kb = open_kb(settings_from(ctx), kb_dir)
-    for doc_id, doc in kb.documents().items():
+    settings = settings_from(ctx)
+    kb = open_kb(settings, kb_dir)
+    docs = kb.documents()
+    unknown = [d for d in doc_ids if d not in docs]
+    if unknown:
+        raise click.BadParameter(f"no document {unknown[0]!r} in {kb.path}", param_hint="--doc")
+    if removed:
+        from ingest.removed import RemovedLines
+
+        removed_lines = RemovedLines(kb.store.doc_index().values(), settings.max_file_bytes)
+    for doc_id, doc in ([(d, docs[d]) for d in dict.fromkeys(doc_ids)] if doc_ids else docs.items()):
         record = doc.model_dump()
         record["chunks"] = [sc.chunk.model_dump() for sc in kb.store.chunks_of(doc_id)]
+        if removed:
+            record["removed"] = removed_lines.of(doc)
         click.echo(json.dumps(record, ensure_ascii=False))
 
 

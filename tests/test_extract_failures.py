@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.extract import find_all_error_lines
+from ingest.extract.error_lines import find_all_error_lines
 from kb.traceback.lines import classify_line, clean_line, output_failure
 
 EXTRACTION = Path(__file__).resolve().parent / "data" / "extraction"
@@ -109,7 +109,7 @@ def test_eval_extract_refuses_a_folder_without_labels(tmp_path):
 
 
 def test_a_cause_said_without_a_heading_or_cue_word_is_found_by_what_followed_from_what():
-    from ingest.extract import extract_document
+    from ingest.extract.document import extract_document
     from ingest.read import RawDocument
 
     text = ("# Tokenization job killed\n\nThe job dies after a few minutes with an OOM from the memory monitor.\n\n"

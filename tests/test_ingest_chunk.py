@@ -5,7 +5,7 @@ from pathlib import Path
 
 from kb.models import Document, Fix, Section
 from ingest.chunk import chunk_document, chunk_lang
-from ingest.extract import extract_document
+from ingest.extract.document import extract_document
 from ingest.read import RawDocument, read_path
 
 DATA = Path(__file__).parent / "data" / "postmortems"

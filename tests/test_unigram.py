@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kb.index import unigram
-from kb.index.embed import _build_tokenizer, _clean, _read_packed, default_model_file
+from kb.index.encoder import unigram
+from kb.index.encoder.base import encodable_text
+from kb.index.encoder.packed import default_model_file, read_packed
+from kb.index.encoder.tokenizer import build_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
 ODD = ["", " ", "   ", "\n\n", "\x01\x02", "a", "\u2581", "\u2581\u2581x", "x  y", "\t\ttab", "ａ\u0301bc", "e\u0301",
@@ -19,10 +21,10 @@ ODD = ["", " ", "   ", "\n\n", "\x01\x02", "a", "\u2581", "\u2581\u2581x", "x  y
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory):
-    m = _read_packed(default_model_file())
+    m = read_packed(default_model_file())
     path = tmp_path_factory.mktemp("tok") / "tokenizer.marshal"
     unigram.write(path, m.pieces, m.scores.tolist(), m.norm, m.bos, m.eos, m.unk)
-    return unigram.UnigramTokenizer(path), _build_tokenizer(m), m.eos
+    return unigram.UnigramTokenizer(path), build_tokenizer(m), m.eos
 
 
 def _texts() -> list[str]:
@@ -32,7 +34,7 @@ def _texts() -> list[str]:
     noise = ["".join(chr(rng.choice([rng.randint(32, 126), rng.randint(0x80, 0x2FFF), rng.randint(0x3000, 0x9FFF),
                                      rng.randint(0x10000, 0x1F9FF)])) for _ in range(rng.randint(1, 60)))
              for _ in range(300)]
-    return [_clean(p.read_text(encoding="utf-8", errors="replace")) for p in files] + ODD + noise
+    return [encodable_text(p.read_text(encoding="utf-8", errors="replace")) for p in files] + ODD + noise
 
 
 def test_same_ids_as_tokenizers_whole_and_cut(pair):

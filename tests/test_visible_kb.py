@@ -71,6 +71,14 @@ def test_the_samples_are_two_languages_one_gbk_one_scraped_page(sample_kb):
     assert "triage ingest examples/postmortems --kb ./my-kb" in (ROOT / "README.md").read_text()
 
 
+def test_export_shows_what_cleaning_removed_from_the_saved_page(sample_kb):
+    args = ["export", "--kb", str(sample_kb), "--removed", "--doc", "nccl-timeout-during-checkpoint"]
+    (row,) = [json.loads(line) for line in CliRunner().invoke(cli.main, args).stdout.splitlines()]
+    assert row["removed"]["status"] == "as ingested"
+    assert row["removed"]["lines"] == [
+        {"line": 3, "text": "Posted by the training platform team · 6 min read", "reason": "meta"}]
+
+
 def test_diagnose_names_the_kb_in_json_and_on_the_terminal(sample_kb, tmp_path, cache_dir):
     report = tmp_path / "report.txt"
     report.write_text(REPORT)

@@ -31,7 +31,7 @@ _worker: dict = {}
 def _init(settings: Settings, kb_path: str) -> None:
     # One core's worth of threads per worker: the workers are the parallelism.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    from kb.index import onnx_e5
+    from kb.index.encoder import onnx_e5
 
     onnx_e5.DEFAULT_THREADS = 1
     from kb.diagnose import Diagnoser

@@ -69,13 +69,14 @@ class KnowledgeBase:
     @property
     def encoder(self) -> str:
         """The encoder that embedded this KB's chunks; its queries are embedded by the same one."""
-        from kb.index.embed import kb_encoder
+        from kb.index.encoder.factory import kb_encoder
 
         return kb_encoder(self.manifest)
 
     def query_embedder(self):
         if self._embedder is None:
-            from kb.index.embed import DEFAULT_MODEL, load_embedder
+            from kb.config import DEFAULT_MODEL
+            from kb.index.encoder.factory import load_embedder
 
             model, built_with = self.manifest["model"], self.encoder
             wanted = getattr(self.settings, "encoder", "auto")

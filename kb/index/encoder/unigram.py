@@ -2,10 +2,10 @@
 
 `tokenizers` spends 0.7 s building XLM-R's 250k-piece unigram model from `tokenizer.json`, most of a one-shot
 `diagnose`; the same pieces read from a marshal file take about 0.1 s, and one report is tokenized in milliseconds.
-The ids are those of the `tokenizers.Tokenizer` that `kb.index.embed._build_tokenizer` makes (the tests compare
-them on every report and postmortem in tests/data): a per-codepoint normalization map, runs of spaces collapsed, a
-metaspace (U+2581) before the text and for every space, one pre-token per word and per character found in no
-piece, Viterbi over the piece scores (of equal paths, the one whose last piece starts first, as `tokenizers`
+The ids are those of the `tokenizers.Tokenizer` that `kb.index.encoder.tokenizer.build_tokenizer` makes (the
+tests compare them on every report and postmortem in tests/data): a per-codepoint normalization map, runs of spaces
+collapsed, a metaspace (U+2581) before the text and for every space, one pre-token per word and per character found
+in no piece, Viterbi over the piece scores (of equal paths, the one whose last piece starts first, as `tokenizers`
 does), a run of <unk> fused into one, and <s> ... </s> around it.
 """
 from __future__ import annotations

