@@ -21,6 +21,7 @@ from kb.feedback import FeedbackStore
 from kb.lang import answer_lang
 from kb.index.hybrid import KnowledgeBase
 from kb.match import Candidate, Decision, Matcher
+from kb.policy import POLICY, MatchPolicy
 from kb.models import Diagnosis, Document, Evidence, Fix, FixOut, IssueOut, MatchOut, QueryOut
 from kb.repro.results import ResultStore
 from kb.versions import version_lines
@@ -68,10 +69,11 @@ class NotBy:
 class Diagnoser:
     """Holds a loaded KB and its matcher; `diagnose` is cheap after the first call."""
 
-    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None, repro: ResultStore | None = None):
+    def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None, repro: ResultStore | None = None,
+                 policy: MatchPolicy = POLICY):
         self.kb = kb
         self.repro = repro
-        self.matcher = Matcher(kb, feedback)
+        self.matcher = Matcher(kb, feedback, policy=policy)
         self.last_ranking: list[tuple[str, float]] = []
         self._by_source: dict[str, str] | None = None
         self._lang = "en"          # the language of the answer being made

@@ -61,14 +61,15 @@ def test_starter_kb_has_both_languages_and_enough_entries(diagnoser):
     assert langs.count("zh") >= len(docs) / 3 and "en" in langs
 
 
-def test_a_big_kb_scoring_only_retrieved_entries_gives_the_same_answers(starter_diagnoser, monkeypatch):
-    """Past SCORE_ALL_MAX entries the matcher scores only what the retrievers bring up; on the examples that must
-    not change a single answer."""
-    from kb import match
-    from kb.diagnose import Diagnoser
+def test_a_big_kb_scoring_only_retrieved_entries_gives_the_same_answers(starter_diagnoser):
+    """Past `MatchPolicy.score_all_max` entries the matcher scores only what the retrievers bring up; on the
+    examples that must not change a single answer."""
+    from dataclasses import replace
 
-    monkeypatch.setattr(match, "SCORE_ALL_MAX", 0)
-    big = Diagnoser(starter_diagnoser.kb)
+    from kb.diagnose import Diagnoser
+    from kb.policy import POLICY
+
+    big = Diagnoser(starter_diagnoser.kb, policy=replace(POLICY, score_all_max=0))
     assert not big.matcher.score_all
     for name, _ in expectations():
         text = (EXAMPLES / name).read_text(encoding="utf-8")
