@@ -253,3 +253,13 @@ def test_a_clock_time_glued_to_an_exception_is_a_prefix_but_not_in_a_sentence():
     assert L.strip_prefixes("09:15:02torch.OutOfMemoryError: CUDA out of memory.")[0].startswith("torch.OutOfMemory")
     for kept in ("12:30 is when it failed", "3:1 ratio of Error: none", "14:07 loading shards"):
         assert L.strip_prefixes(kept)[0] == kept
+
+
+def test_the_program_name_argparse_puts_before_its_error_is_a_prefix():
+    rest, *_ = L.strip_prefixes("text_generation_tp.py: error: unrecognized arguments: --local_rank=3")
+    assert rest == "error: unrecognized arguments: --local_rank=3"
+    assert L.strip_prefixes("deepspeed: error: the following arguments are required: user_script")[0].startswith("error:")
+    # an exception type is no program name
+    assert L.strip_prefixes("RuntimeError: error: x")[0] == "RuntimeError: error: x"
+    assert find_error_lines("usage: train.py [-h] [--lr LR]\ntrain.py: error: unrecognized arguments: --local_rank=0\n") \
+        == ["error: unrecognized arguments: --local_rank=0"]

@@ -47,8 +47,8 @@ _FORMAT_FIELD = re.compile(r"\{[^{}\n]{0,120}\}")             # `{device.name}` 
 # Inline prose mentions with no type: `got error `Attempting to unscale FP16 gradients``.
 _ERROR_WORD = re.compile(r"(?:\berror|\bexception|\bmessage|\bwarning|\braised?|\bthrows?|\bfails? with|报错|错误|异常|提示)"
                          r"[^`]{0,40}$", re.I)
-_QUOTED_TYPED = re.compile(r"[\"“\[(]\[?(?P<span>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}\s?:\s?"
-                           r"[^\"”\]\n]{4,600})\]?[\"”\])]")
+_QUOTED_TYPED = re.compile(r"[\"'“\[(]\[?(?P<span>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}\s?:\s?"
+                           r"[^\"'”\]\n]{4,600})\]?[\"'”\])]")
 
 # Events that often stand in for an out-of-memory condition; the parser notes them, the matcher decides.
 _OOM_STANDINS: Final[list[tuple[re.Pattern[str], str]]] = [
@@ -181,6 +181,9 @@ def _lines(text: str) -> list[Line]:
                 found = ("log", s)     # a record the logger marked ERROR, in words no pattern knows
             kind = found[0] if found else None
             tail = found[1] if found and found[1] != s else None
+            quoted = _QUOTED_TYPED.search(s) if kind is not None and not fence else None
+            if quoted and len(L._WORD.findall(s[:quoted.start()])) >= 3 and ":" not in s[:quoted.start()]:
+                kind, tail = None, None      # a sentence quoting the errors it asks about: its quotes are the events
             if tail is not None and s.startswith("`") and s.endswith("`") and s.strip("`").strip() == tail:
                 s, tail = tail, None             # a whole line in inline code is a line, not prose
             out.append(Line(len(out), rest, s, rank, stamped, fence, False, kind, tail))
