@@ -39,8 +39,8 @@ def main(ctx: click.Context) -> None:
 @guarded
 def ingest(ctx, paths, kb_dir, prune, with_starter, repair, as_json):
     """Ingest postmortems (txt, md, html, GitHub issue JSON; files or folders) into a knowledge base."""
+    from bot.compose import build_kb
     from bot.progress import progress_bar
-    from ingest.build import ingest as run_ingest
 
     if not paths and not with_starter and not repair:
         raise BadInput("Give the postmortem files or folders to ingest (or --repair to rebuild a damaged knowledge "
@@ -53,7 +53,7 @@ def ingest(ctx, paths, kb_dir, prune, with_starter, repair, as_json):
 
         paths.append(ENTRIES_DIR)
     with progress_bar(enabled=not as_json) as tick:
-        report = run_ingest(paths, target, settings, prune=prune, repair=repair, progress=tick)
+        report = build_kb(paths, target, settings, prune=prune, repair=repair, progress=tick)
     if as_json:
         click.echo(json.dumps({"kb": str(target), **report.as_dict()}, ensure_ascii=False))
     else:
@@ -110,8 +110,8 @@ def stats(ctx, kb_dir, as_json):
 @guarded
 def where(ctx, kb_dir):
     """Which knowledge base the commands read, and why: --kb, $TRIAGE_KB, your own KB, the bundled starter KB."""
+    from bot.compose import starter_folder
     from bot.render.terminal import print_where
-    from ingest.starter import starter_kb_dir
     from kb.starter import ENTRIES_DIR
     from kb.stats import peek_identity
 
@@ -130,7 +130,7 @@ def where(ctx, kb_dir):
         return f"{n} document{'s' if n != 1 else ''}, built {when(found['built_at'])}"
 
     own = settings.default_kb_dir()
-    starter = starter_kb_dir(settings)
+    starter = starter_folder(settings)
     entries = len(list(ENTRIES_DIR.glob("*.md")))
     choices = [
         {"label": "--kb DIR", "path": kb_dir, "state": state(kb_dir, "not given", "no knowledge base built there yet")},
@@ -162,9 +162,9 @@ def export(ctx, kb_dir, doc_ids, removed):
     if unknown:
         raise click.BadParameter(f"no document {unknown[0]!r} in {kb.path}", param_hint="--doc")
     if removed:
-        from ingest.removed import RemovedLines
+        from bot.compose import removed_lines as removed_of
 
-        removed_lines = RemovedLines(kb.store.doc_index().values(), settings.max_file_bytes)
+        removed_lines = removed_of(kb, settings)
     for doc_id, doc in ([(d, docs[d]) for d in dict.fromkeys(doc_ids)] if doc_ids else docs.items()):
         record = doc.model_dump()
         record["chunks"] = [sc.chunk.model_dump() for sc in kb.store.chunks_of(doc_id)]

@@ -1,5 +1,7 @@
-"""The composition root: which knowledge base a command or the service reads, and opening it (building the bundled
-starter KB on first use). The one place outside evaluation where `bot` reaches into `ingest`.
+"""The composition root: which knowledge base a command or the service reads, opening it (building the bundled
+starter KB on first use), and building or extending one (`triage ingest`, `triage import github`, what cleaning
+removed for `triage export`). The one place outside evaluation where `bot` reaches into `ingest` (an import contract
+in pyproject.toml holds it).
 """
 from __future__ import annotations
 
@@ -35,9 +37,7 @@ def chosen_kb(settings: Settings, kb_dir: Path | None) -> Path | None:
 
 def kb_folder(settings: Settings, kb_dir: Path | None) -> Path:
     """The folder `open_kb` reads, without loading or building it (feedback and repro results live beside it)."""
-    from ingest.starter import starter_kb_dir
-
-    return chosen_kb(settings, kb_dir) or starter_kb_dir(settings)
+    return chosen_kb(settings, kb_dir) or starter_folder(settings)
 
 
 def open_kb(settings: Settings, kb_dir: Path | None, progress=None):
@@ -52,3 +52,31 @@ def open_kb(settings: Settings, kb_dir: Path | None, progress=None):
     return KnowledgeBase.open(chosen, settings)
 
 
+
+
+def build_kb(paths: list[Path], target: Path, settings: Settings, **options):
+    """`triage ingest`: ingest.build.ingest into `target` (options: prune, repair, progress)."""
+    from ingest.build import ingest
+
+    return ingest(paths, target, settings, **options)
+
+
+def import_threads(repos: list[str], target: Path, settings: Settings, **options):
+    """`triage import github`: ingest.github_import.import_github into `target`."""
+    from ingest.github_import import import_github
+
+    return import_github(repos, target, settings, **options)
+
+
+def starter_folder(settings: Settings) -> Path:
+    """Where the bundled starter KB is (or will be) built."""
+    from ingest.starter import starter_kb_dir
+
+    return starter_kb_dir(settings)
+
+
+def removed_lines(kb, settings: Settings):
+    """What cleaning removed from each of `kb`'s documents, re-read from their files (`triage export --removed`)."""
+    from ingest.removed import RemovedLines
+
+    return RemovedLines(kb.store.doc_index().values(), settings.max_file_bytes)

@@ -173,7 +173,7 @@ def ingest(
     elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty).
     `known_vectors(encoder)`: vectors this encoder gives, by the sha256 of a chunk's text (the starter KB's shipped
     ones); a chunk found there is not embedded again."""
-    from kb.index.encoder.factory import load_embedder, resolve_encoder
+    from kb.index.encoder.factory import resolve_encoder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
     started = time.perf_counter()
@@ -203,20 +203,8 @@ def ingest(
             report.notes.append(f"damaged in the last build: {', '.join(damaged)}; rebuilt from the stored chunks"
                                 + ("" if vectors_ok else " (their vectors embedded again)"))
 
-        raws: list[tuple[str, str, RawDocument]] = []   # (source, origin, raw)
-        seen: set[str] = set()
-        for i, (path, source) in enumerate(files):
-            tick("read", i + 1, len(files))
-            if source in seen:
-                report.skipped.append((source, "same relative path given twice; first one kept"))
-                continue
-            seen.add(source)
-            got = read_path(path, settings.max_file_bytes)
-            if isinstance(got, Skipped):
-                report.skipped.append((source, got.reason))
-                continue
-            report.notes.extend(f"{source}: {note}" for note in got.notes)
-            raws.append((source, str(path.resolve()), got))
+        raws = _read_files(files, settings.max_file_bytes, report, tick)
+        seen = {source for _, source in files}
 
         def is_unchanged(source: str, raw: RawDocument) -> bool:
             return (same_model and same_extractor and source in prev_by_source
@@ -279,45 +267,8 @@ def ingest(
             report.seconds = time.perf_counter() - started
             return report
         _dedupe_doc_ids(rows)
-        embedder = None
-        missing = [(r, j) for r in rows.values() if isinstance(r, _Row) for j, v in enumerate(r.vectors) if v is None]
-        if prev and same_model and missing:
-            # A changed document often keeps most of its chunks: reuse vectors by chunk text.
-            by_text = prev.chunk_rows_by_text_hash()
-            still = []
-            for r, j in missing:
-                hit = by_text.get(_sha(r.chunks[j].text))
-                if hit is not None:
-                    r.vectors[j] = np.array(prev_vectors[hit])
-                else:
-                    still.append((r, j))
-            missing = still
-        if missing and known_vectors is not None:
-            known = known_vectors(encoder)
-            if known:
-                still = []
-                for r, j in missing:
-                    hit = known.get(_sha(r.chunks[j].text))
-                    if hit is not None:
-                        r.vectors[j] = np.array(hit, dtype=np.float32)
-                        report.reused_shipped += 1
-                    else:
-                        still.append((r, j))
-                missing = still
-        if missing:
-            embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=encoder)
-            texts = [r.chunks[j].text for r, j in missing]
-            done = 0
-
-            def on_batch(n: int) -> None:
-                nonlocal done
-                done += n
-                tick("embed", done, len(texts))
-
-            vecs = embedder.encode_passages(texts, progress=on_batch)
-            for (r, j), v in zip(missing, vecs):
-                r.vectors[j] = v
-            report.embedded = len(texts)
+        embedder = _fill_vectors(rows, prev, prev_vectors if same_model else None, known_vectors, encoder, settings,
+                                 report, tick)
         dim = _dimension(rows, embedder, prev)
 
         tick("index", 0, 1)
@@ -334,6 +285,76 @@ def ingest(
         tick("index", 1, 1)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _read_files(files: list[tuple[Path, str]], max_bytes: int, report: IngestReport,
+                tick: Progress) -> list[tuple[str, str, RawDocument]]:
+    """(source, origin, raw) of every readable file, once per source; the others go to the report with the reason."""
+    raws: list[tuple[str, str, RawDocument]] = []
+    seen: set[str] = set()
+    for i, (path, source) in enumerate(files):
+        tick("read", i + 1, len(files))
+        if source in seen:
+            report.skipped.append((source, "same relative path given twice; first one kept"))
+            continue
+        seen.add(source)
+        got = read_path(path, max_bytes)
+        if isinstance(got, Skipped):
+            report.skipped.append((source, got.reason))
+            continue
+        report.notes.extend(f"{source}: {note}" for note in got.notes)
+        raws.append((source, str(path.resolve()), got))
+    return raws
+
+
+def _fill_vectors(rows: dict[str, _Row | _Kept], prev: store.KBStore | None, prev_vectors: np.ndarray | None,
+                  known_vectors: Callable[[str], dict[str, np.ndarray]] | None, encoder: str, settings: Settings,
+                  report: IngestReport, tick: Progress):
+    """Give every new chunk its vector: the previous generation's for the same text (`prev_vectors`, when they are
+    this encoder's), then shipped ones (`known_vectors`), and only then the encoder's. Returns the embedder when it
+    was loaded (None otherwise)."""
+    from kb.index.encoder.factory import load_embedder
+
+    missing = [(r, j) for r in rows.values() if isinstance(r, _Row) for j, v in enumerate(r.vectors) if v is None]
+    if prev is not None and prev_vectors is not None and missing:
+        # A changed document often keeps most of its chunks: reuse vectors by chunk text.
+        by_text = prev.chunk_rows_by_text_hash()
+        still = []
+        for r, j in missing:
+            hit = by_text.get(_sha(r.chunks[j].text))
+            if hit is not None:
+                r.vectors[j] = np.array(prev_vectors[hit])
+            else:
+                still.append((r, j))
+        missing = still
+    if missing and known_vectors is not None:
+        known = known_vectors(encoder)
+        if known:
+            still = []
+            for r, j in missing:
+                hit = known.get(_sha(r.chunks[j].text))
+                if hit is not None:
+                    r.vectors[j] = np.array(hit, dtype=np.float32)
+                    report.reused_shipped += 1
+                else:
+                    still.append((r, j))
+            missing = still
+    if not missing:
+        return None
+    embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=encoder)
+    texts = [r.chunks[j].text for r, j in missing]
+    done = 0
+
+    def on_batch(n: int) -> None:
+        nonlocal done
+        done += n
+        tick("embed", done, len(texts))
+
+    vecs = embedder.encode_passages(texts, progress=on_batch)
+    for (r, j), v in zip(missing, vecs):
+        r.vectors[j] = v
+    report.embedded = len(texts)
+    return embedder
 
 
 def _write_generation(gen: Path, rows: dict[str, _Row | _Kept], prev: store.KBStore | None, prev_vectors: np.ndarray,

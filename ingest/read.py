@@ -11,14 +11,13 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
 
 from kb.decoding import decode_bytes
 from kb.errors import BadInput
 
 Format = Literal["txt", "md", "html", "github_issue", "entry"]
-
-SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".json")
 
 
 @dataclass(frozen=True)
@@ -144,25 +143,54 @@ def read_path(path: Path, max_bytes: int) -> RawDocument | Skipped:
         return Skipped(path, "empty file (whitespace only)")
     digest = hashlib.sha256(data).hexdigest()
 
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        try:
-            obj = json.loads(text)
-        except ValueError as exc:
-            return Skipped(path, f"invalid JSON: {exc.msg} at line {exc.lineno}")
-        issue = github_issue_to_markdown(obj)
-        if issue is None:
-            return Skipped(path, "JSON that is not a GitHub issue export (needs an object with 'title' and 'body')")
-        return RawDocument(path, issue, "github_issue", digest, encoding, notes)
-    if suffix in (".html", ".htm") or (suffix not in (".md", ".markdown") and _HTML_SNIFF.match(text)):
-        converted = html_to_text(text)
-        if not converted.strip():
-            return Skipped(path, "HTML page without text")
-        return RawDocument(path, converted, "html", digest, encoding, notes)
-    if suffix in (".md", ".markdown"):
-        fmt: Format = "entry" if _FRONT_MATTER.match(text.lstrip("\n")) else "md"
-        return RawDocument(path, text, fmt, digest, encoding, notes)
-    return RawDocument(path, text, "txt", digest, encoding, notes)
+    read = READERS.get(path.suffix.lower(), _read_unknown)
+    got = read(text)
+    if isinstance(got, str):
+        return Skipped(path, got)
+    converted, fmt = got
+    return RawDocument(path, converted, fmt, digest, encoding, notes)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# readers: decoded text -> (text every later step reads, its format), or the reason it is skipped
+# ---------------------------------------------------------------------------------------------------------------
+
+def _read_issue_export(text: str) -> tuple[str, Format] | str:
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        return f"invalid JSON: {exc.msg} at line {exc.lineno}"
+    issue = github_issue_to_markdown(obj)
+    if issue is None:
+        return "JSON that is not a GitHub issue export (needs an object with 'title' and 'body')"
+    return issue, "github_issue"
+
+
+def _read_html(text: str) -> tuple[str, Format] | str:
+    converted = html_to_text(text)
+    return (converted, "html") if converted.strip() else "HTML page without text"
+
+
+def _read_markdown(text: str) -> tuple[str, Format]:
+    return text, ("entry" if _FRONT_MATTER.match(text.lstrip("\n")) else "md")
+
+
+def _read_unknown(text: str) -> tuple[str, Format] | str:
+    """A .txt file, or a file given by name whatever its suffix: an HTML page saved under another name is read as
+    one."""
+    return _read_html(text) if _HTML_SNIFF.match(text) else (text, "txt")
+
+
+# By suffix; a folder is searched for these, and a file given by name with another suffix is read as text.
+READERS: dict[str, Callable[[str], tuple[str, Format] | str]] = {
+    ".txt": _read_unknown,
+    ".md": _read_markdown,
+    ".markdown": _read_markdown,
+    ".html": _read_html,
+    ".htm": _read_html,
+    ".json": _read_issue_export,
+}
+SUFFIXES = tuple(READERS)
 
 
 # ---------------------------------------------------------------------------------------------------------------

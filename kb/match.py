@@ -28,8 +28,9 @@ import numpy as np
 from kb.decision import FEATURE_NAMES, DecisionModel, load_model, log_count, shown_order
 from kb.feedback import FeedbackStore
 from kb.index.glossary import gloss
-from kb.index.fusion import best_per_doc, dense_norm, fused, relative
+from kb.index.fusion import dense_norm, fused
 from kb.index.hybrid import KnowledgeBase, encoder_text
+from kb.index.retriever import DenseRetriever, Retriever, SparseRetriever
 from kb.index.talk import substance
 from kb.models import Document
 from kb.policy import POLICY, MatchPolicy
@@ -178,9 +179,12 @@ def _considered(ranked: list[Candidate], p: MatchPolicy) -> list[Candidate]:
 
 class Matcher:
     def __init__(self, kb: KnowledgeBase, feedback: FeedbackStore | None = None, model: DecisionModel | None = None,
-                 policy: MatchPolicy = POLICY):
+                 policy: MatchPolicy = POLICY, sparse: Retriever | None = None, dense: Retriever | None = None):
+        """`sparse`/`dense`: the retrievers (default: the KB's BM25 and its dense index with the query encoder)."""
         self.kb = kb
         self.policy = policy
+        self.sparse = sparse or SparseRetriever(kb)
+        self.dense = dense or DenseRetriever(kb, self._embed)
         self.feedback = feedback
         self.model = model or load_model()
         self.docs = kb.documents()
@@ -227,13 +231,11 @@ class Matcher:
     # -- retrieval: per entry, its best chunk ----------------------------------------------------------------
     def _bm25(self, text: str) -> dict[str, float]:
         """BM25 of each entry's best chunk, relative to the best entry."""
-        hits = best_per_doc(self.kb.sparse.search_text(text, self.policy.retrieve_depth), self.kb.row_doc)
-        return relative({d: score for d, (_, score) in hits.items()})
+        return self.sparse.scores(text, self.policy.retrieve_depth)
 
     def _dense(self, text: str) -> dict[str, float]:
         """Cosine of each entry's best chunk with the text (one query encoding: the expensive step)."""
-        hits = best_per_doc(self.kb.dense.search(self._embed(text), self.policy.retrieve_depth), self.kb.row_doc)
-        return {d: score for d, (_, score) in hits.items()}
+        return self.dense.scores(text, self.policy.retrieve_depth)
 
     def _embed(self, text: str) -> np.ndarray:
         """The query encoding of a text, kept for the next call with the same text (features reuse it)."""

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = (
     "kb imports neither bot nor ingest",
     "ingest does not import bot",
-    "surfaces build no KB: only bot.compose imports ingest",
+    "only bot.compose and evaluation import ingest",
     "kb is layered: traceback < index < decision < match < diagnose",
 )
 
@@ -59,11 +59,13 @@ def test_a_forbidden_import_is_caught(tmp_path):
         (fake / package / "__init__.py").write_text("")
     (fake / "kb" / "leak.py").write_text("from bot import cli\n")
     (fake / "bot" / "cli.py").write_text("")
-    for name in ("commands", "service", "slack", "github"):     # the modules the other contracts name
+    for name in ("commands", "service", "slack", "github", "render"):     # the modules the other contracts name
         (fake / "bot" / name).mkdir()
         (fake / "bot" / name / "__init__.py").write_text("")
-    for name in ("clikit", "compose"):
+    for name in ("clikit", "compose", "progress"):
         (fake / "bot" / f"{name}.py").write_text("")
+    (fake / "ingest" / "build.py").write_text("")
+    (fake / "bot" / "commands" / "ingest_cmd.py").write_text("from ingest import build\n")  # a command, not compose
     for name in ("index", "traceback"):                         # the layers of kb
         (fake / "kb" / name).mkdir()
         (fake / "kb" / name / "__init__.py").write_text("")
@@ -80,6 +82,7 @@ def test_a_forbidden_import_is_caught(tmp_path):
     assert result.returncode != 0, report
     assert "kb imports neither bot nor ingest BROKEN" in report, report
     assert "kb.leak -> bot.cli" in report, report
+    assert "only bot.compose and evaluation import ingest BROKEN" in report, report
     assert "kb is layered" in report and "kb.traceback.parse -> kb.match" in report, report
 
 

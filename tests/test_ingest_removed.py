@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 from pathlib import Path
 from unittest import mock
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -16,6 +14,7 @@ from ingest.clean import REASONS, find_boilerplate
 from ingest.extract.document import extract_document
 from ingest.read import read_path
 from ingest.removed import STATUS_NOTES, RemovedLines
+from tests.fakes.embedder import StandIn
 
 BLURB = "SomeToolSomeTool 是一款好用的工具，支持多种格式。Python01"
 PAGE = ("首页 / 大模型 / 部署踩坑 / 正文\n"
@@ -29,25 +28,6 @@ OTHER = ("# NCCL timeout at checkpoint save\n\nRuntimeError: NCCL communicator w
          "## Fix\nRaise the timeout.\n" + BLURB + "\n")
 ENTRY = ("---\nid: my-entry\ntitle: Something fails\nlang: en\nsignatures: [\"RuntimeError: boom\"]\n"
          "root_cause: a cause\nfixes:\n  - text: do this\n    verified_by: none\n---\n## Symptom\nRuntimeError: boom\n")
-
-
-class StandIn:
-    """Stands in for the embedding model: a vector seeded by each text (export reads no vector)."""
-
-    name = "multilingual-e5-small"
-    dim = 384
-
-    def encode_passages(self, texts: list[str], batch_size: int = 32, progress=None) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            v = np.random.default_rng(zlib.crc32(text.encode("utf-8"))).standard_normal(self.dim)
-            out[i] = v / np.linalg.norm(v)
-        if progress is not None:
-            progress(len(texts))
-        return out
-
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
-        return self.encode_passages(texts)
 
 
 @pytest.fixture

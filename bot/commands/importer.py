@@ -32,13 +32,13 @@ def github(ctx: click.Context, repos: tuple[str, ...], kb_dir: Path | None, sinc
     """Import the issue threads of OWNER/REPO... (TRIAGE_GITHUB_API_URL, TRIAGE_GITHUB_TOKEN): each thread becomes a
     document with its resolution (a maintainer's diagnosis, the reporter's confirmation or the closing pull
     request), or is kept as unresolved. Incremental: a second run asks only for what changed."""
+    from bot.compose import import_threads
     from bot.progress import progress_bar
-    from ingest.github_import import import_github
 
     settings = settings_from(ctx)
     target = resolve_kb_for_writing(settings, kb_dir)
     with progress_bar(enabled=not as_json) as tick:
-        report = import_github(list(repos), target, settings, state=state, since=since, limit=limit, progress=tick)
+        report = import_threads(list(repos), target, settings, state=state, since=since, limit=limit, progress=tick)
     if as_json:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False))
         return
