@@ -67,7 +67,7 @@ def env_of(line: str) -> list[tuple[str, str]]:
         for m in rx.finditer(line):
             name = m.group("name").strip().strip("`").lower()
             name = _ENV_ALIASES.get(name, name)
-            if name in _ENV_STOP or name in L._STOPWORDS or len(name) < 2:
+            if name in _ENV_STOP or name in L.STOPWORDS or len(name) < 2:
                 continue
             found.append((name, m.group("ver")))
         if found:
@@ -117,16 +117,16 @@ def is_prose(ln: Line) -> bool:
     s = _LIST_MARK.sub("", ln.s).strip().lstrip("`")
     if ln.fence and s and ln.kind is None and ln.indent == 0 and _reporter_in_fence(s):
         return True                          # the whole paste went into one code block, the reporter's words too
-    if not s or ln.fence or ln.kind is not None or _HTML_TAG.match(s) or L._CARETS.match(s):
+    if not s or ln.fence or ln.kind is not None or _HTML_TAG.match(s) or L.CARETS.match(s):
         return ln.tail is not None           # a prose head before an error tail
     if (ln.stamped or ln.rank is not None or _LOG_RECORD.match(s) or L.PATTERNS["boilerplate"].match(s)
             or _TB_HEAD.match(s)):
         return False
-    if L._CJK.search(s):
+    if L.CJK.search(s):
         return True
     if _code_like(s) or ln.indent >= 4:
         return False
-    words = L._WORD.findall(s)
+    words = L.WORD.findall(s)
     if len(words) < 3:
         return False
     letters = len(_ALPHA.findall(s)) + s.count(" ")
@@ -138,7 +138,7 @@ def _reporter_in_fence(s: str) -> bool:
     first person or asking something (programs rarely print either)."""
     if _LOG_RECORD.match(s) or _TB_HEAD.match(s) or _code_like(s):
         return False
-    return bool(L._CJK.search(s)) and L.looks_like_prose(s) or (REPORTER.search(s) is not None and L.looks_like_prose(s))
+    return bool(L.CJK.search(s)) and L.looks_like_prose(s) or (REPORTER.search(s) is not None and L.looks_like_prose(s))
 
 
 def prose_text(ln: Line) -> str:

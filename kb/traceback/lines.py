@@ -23,7 +23,7 @@ _DATA = rules.load("lines")
 PATTERNS: Final[dict[str, re.Pattern[str]]] = {name: rules.regex(r) for name, r in _DATA["pattern"].items()}
 # Per-process prefixes added by launchers, stripped repeatedly (they can stack: `[default0]:[rank0]:`).
 _PREFIXES: Final = [(r["name"], rules.regex(r)) for r in _DATA["prefix"]]
-_STOPWORDS: Final = rules.words(_DATA["stopwords"])
+STOPWORDS: Final = rules.words(_DATA["stopwords"])
 _BARE_TYPES: Final = frozenset(_DATA["bare_types"])
 # Parts of a line that differ between ranks/threads of one failure; masked only to decide duplicates.
 _DEDUPE_MASKS: Final = [(r["name"], rules.regex(r), r["replace"]) for r in _DATA["dedupe_mask"]]
@@ -40,7 +40,7 @@ _MIDLINE_RANK = re.compile(r"(?<=\S)(?=\[(?:rank|default)\d{1,6}\]:)")
 
 _ONLY_PREFIXES = re.compile(r"^(?:\s{0,8}\[(?:rank|default)\d{1,6}\]:)+\s*$")
 
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 
 # Markdown decorations around a pasted line: `> ` quote markers, a backticked leading type (`` `RuntimeError`: ``).
@@ -125,7 +125,7 @@ def split_glued(line: str) -> list[str]:
 
 # Python exception header: `pkg.mod.SomeError: message` or a bare `SomeError`. Type names are checked afterwards
 # against the type suffixes and bare types of the rules, so `Note: ...` or `Config: ...` are not taken for exceptions.
-_EXC_HEAD = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]{0,80}\.){0,10}[A-Z_][\w]{0,80})(?:\s?:(?:\s(?P<msg>.*)|$)|$)")
+EXC_HEAD = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]{0,80}\.){0,10}[A-Z_][\w]{0,80})(?:\s?:(?:\s(?P<msg>.*)|$)|$)")
 
 
 def compiler_diagnostic(line: str) -> bool:
@@ -142,25 +142,25 @@ def missing_command(line: str) -> str | None:
 
 
 # Carets under a code line (`^^^^`, `~~~~^^^^`).
-_CARETS = re.compile(r"^[\^~ ]+$")
+CARETS = re.compile(r"^[\^~ ]+$")
 
-_WORD = re.compile(r"[A-Za-z']{1,40}")
+WORD = re.compile(r"[A-Za-z']{1,40}")
 
 
 def looks_like_prose(line: str) -> bool:
     """True for a human sentence (CJK text, or English with many function words), False for log output."""
-    if _CJK.search(line):
+    if CJK.search(line):
         return True
-    words = _WORD.findall(line[:600])
+    words = WORD.findall(line[:600])
     if len(words) < 6:
         return False
-    small = sum(1 for w in words if w.lower() in _STOPWORDS)
+    small = sum(1 for w in words if w.lower() in STOPWORDS)
     return small >= 3 and small / len(words) >= 0.25
 
 
-def _exception_head(line: str) -> tuple[str, str | None] | None:
+def exception_head(line: str) -> tuple[str, str | None] | None:
     """(type, message|None) when `line` starts with a Python exception header, else None."""
-    m = _EXC_HEAD.match(line)
+    m = EXC_HEAD.match(line)
     if not m:
         return None
     typ = m.group("type")
@@ -172,11 +172,11 @@ def _exception_head(line: str) -> tuple[str, str | None] | None:
 
 def _classify_clean(line: str) -> str | None:
     """Classify an already cleaned line."""
-    if not line or _CARETS.match(line) or PATTERNS["boilerplate"].match(line) or PATTERNS["empty_log"].match(line):
+    if not line or CARETS.match(line) or PATTERNS["boilerplate"].match(line) or PATTERNS["empty_log"].match(line):
         return None
     if PATTERNS["frame"].match(line):
         return "frame"
-    head = _exception_head(line)
+    head = exception_head(line)
     compiler = PATTERNS["compiler"].match(line) is not None
     anchored = (head is not None or PATTERNS["state_dict_detail"].match(line) is not None
                 or PATTERNS["strong_start"].match(line) is not None
@@ -249,9 +249,9 @@ def locate_error(line: str) -> tuple[str, str] | None:
         return None
     for m in _TAIL_START.finditer(cleaned):
         tail = cleaned[m.end():]
-        if _CJK.search(tail):
+        if CJK.search(tail):
             continue
-        head = _exception_head(tail)
+        head = exception_head(tail)
         if head is None or not head[1] or head[0].endswith("Warning"):
             continue
         kind = _classify_clean(tail)
@@ -315,7 +315,7 @@ def quoted_output(line: str, fenced: bool) -> str | None:
 
 def _reads_as_message(span: str) -> bool:
     """Several words, nothing that reads as code, a command, a setting or a frame."""
-    return (len(_WORD.findall(span)) >= 4 and PATTERNS["not_message"].search(span) is None
+    return (len(WORD.findall(span)) >= 4 and PATTERNS["not_message"].search(span) is None
             and not PATTERNS["code"].match(span)
             and not PATTERNS["frame"].match(span))
 
@@ -348,7 +348,7 @@ def _unpatterned_output(line: str) -> str | None:
     already knows."""
     cleaned = clean_line(line)
     if (not cleaned or cleaned.startswith(("- ", "* ", "...")) or PATTERNS["boilerplate"].match(cleaned)
-            or _CJK.search(cleaned) or PATTERNS["advice"].match(cleaned) or _classify_clean(cleaned) is not None):
+            or CJK.search(cleaned) or PATTERNS["advice"].match(cleaned) or _classify_clean(cleaned) is not None):
         return None
     return cleaned
 
@@ -358,19 +358,19 @@ def _inline_errors(line: str) -> list[tuple[str, str]]:
     for span in _backticked(line):
         if len(span) < 8:
             continue
-        head = _exception_head(span)
+        head = exception_head(span)
         # a bare name (`KeyError`) is a mention, not an error line: ask for a message or a strong pattern
         if head is not None and not head[1]:
             continue
         kind = _classify_clean(span)
         if kind is not None and kind not in ("frame", "log"):
             out.append((kind, span))
-        elif kind is None and _CJK.search(span) is None and said_failure(span):
+        elif kind is None and CJK.search(span) is None and said_failure(span):
             out.append(("log", span))          # a library's message quoted in a sentence
-    if not out and _CJK.search(line):
+    if not out and CJK.search(line):
         for m in _QUOTED.finditer(line):
             span = m.group(1).strip()
-            if not _CJK.search(span) and _SHAPE_MSG.search(span):
+            if not CJK.search(span) and _SHAPE_MSG.search(span):
                 out.append(("log", span))
     return out
 

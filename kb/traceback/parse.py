@@ -182,7 +182,7 @@ def _lines(text: str) -> list[Line]:
             kind = found[0] if found else None
             tail = found[1] if found and found[1] != s else None
             quoted = _QUOTED_TYPED.search(s) if kind is not None and not fence else None
-            if quoted and len(L._WORD.findall(s[:quoted.start()])) >= 3 and ":" not in s[:quoted.start()]:
+            if quoted and len(L.WORD.findall(s[:quoted.start()])) >= 3 and ":" not in s[:quoted.start()]:
                 kind, tail = None, None      # a sentence quoting the errors it asks about: its quotes are the events
             if tail is not None and s.startswith("`") and s.endswith("`") and s.strip("`").strip() == tail:
                 s, tail = tail, None             # a whole line in inline code is a line, not prose
@@ -245,7 +245,7 @@ def _labelled_blocks(lines: list[Line]) -> list[Line]:
                 block.append(j)
         first = block[0] if block else None
         if (first is not None and not any(lines[j].kind is not None for j in block)
-                and not L._CJK.search(lines[first].s) and not REPORTER.search(lines[first].s)):
+                and not L.CJK.search(lines[first].s) and not REPORTER.search(lines[first].s)):
             lines[first] = replace(lines[first], kind="log")
     return lines
 
@@ -269,11 +269,11 @@ def _streams(lines: list[Line], notes: list[str]) -> list[list[Line]]:
 
 def _exc_head(s: str) -> tuple[str, str | None] | None:
     """A Python exception header with any CamelCase type (the end of a traceback allows `exc.Unsupported: ...`)."""
-    m = L._EXC_HEAD.match(s)
+    m = L.EXC_HEAD.match(s)
     if not m:
         return None
     typ, msg = m.group("type"), m.group("msg")
-    if L._exception_head(s) is not None:
+    if L.exception_head(s) is not None:
         return typ, msg
     last = typ.rsplit(".", 1)[-1]
     if msg is not None and ("." in typ or sum(ch.isupper() for ch in last) >= 2):
@@ -299,25 +299,25 @@ def _continues(ln: Line, prev_text: str, header: str, header_kind: str, after_tr
         # CI logs): then an indented line or a load_state_dict detail line still belongs to the message above.
         return (bool(ln.indent > 0 or L.PATTERNS["state_dict_detail"].match(s))
                 and not (_TB_HEAD.match(s) or FRAME_RE.match(s)))
-    if header_kind == "launcher" and (L._exception_head(header) or header.startswith("Root Cause")):
+    if header_kind == "launcher" and (L.exception_head(header) or header.startswith("Root Cause")):
         # torchrun's ChildFailedError block: `====`, `Failures:`, `[0]:`, `  exitcode  : -9 (pid: 1)`, `Root Cause`
-        return not (_TB_HEAD.match(s) or FRAME_RE.match(s) or (L._exception_head(s) and ln.indent == 0))
+        return not (_TB_HEAD.match(s) or FRAME_RE.match(s) or (L.exception_head(s) and ln.indent == 0))
     if _RECORD_START.match(s) or L.dedupe_key(s) == L.dedupe_key(header):
         return False
     if ln.kind == "frame" and not _CPP_FRAME.match(s):
         return False
     if ln.kind in ("launcher", "warning"):
         return False
-    head = L._exception_head(s)
+    head = L.exception_head(s)
     if head is not None and head[0].rsplit(".", 1)[-1][:1].isupper() and ln.indent == 0:
         return False                       # a new Python exception (lower-case `ncclSystemError:` continues)
     if L.PATTERNS["state_dict_detail"].match(s) or L.PATTERNS["boilerplate"].match(s) or _CPP_FRAME.match(s):
         return True
     if ln.kind in ("cuda", "nccl", "cpp", "log", "exception"):
         return True
-    if L._CJK.search(s):
+    if L.CJK.search(s):
         return False
-    opened = L._exception_head(header)
+    opened = L.exception_head(header)
     if prev_text == header and opened is not None and not (opened[1] or "").strip():
         return True                        # `ImportError:` alone on its line: the message is the next one
     if (ln.indent > 0 or _LIST_ITEM.match(s)) and header.rstrip().endswith(":") and not REPORTER.search(s):
@@ -341,7 +341,7 @@ def _event_from_header(lines: list[Line], i: int, st: _State, after_traceback: b
     head = _exc_head(s)
     etype: str | None = None
     message = s
-    if head is not None and (L._exception_head(s) is not None or kind == "exception"):
+    if head is not None and (L.exception_head(s) is not None or kind == "exception"):
         etype, msg = head
         message = (msg or "").strip()
         if message.startswith("`") and message.endswith("`") and message.count("`") == 2:
@@ -388,20 +388,20 @@ def _frames_block(lines: list[Line], i: int, st: _State) -> tuple[list[Frame], i
             continue
         fr = parse_frame(ln.s) if ln.kind == "frame" and FRAME_RE.match(ln.s) else None
         if fr is None:
-            if L._CARETS.match(ln.s):
+            if L.CARETS.match(ln.s):
                 st.carets += 1
                 j += 1
                 continue
             break
         j += 1
         # its source line: the next line, unless that is structure or an exception header
-        while j < len(lines) and lines[j].s and L._CARETS.match(lines[j].s):
+        while j < len(lines) and lines[j].s and L.CARETS.match(lines[j].s):
             st.carets += 1
             j += 1
         if j < len(lines):
             nxt = lines[j]
             if (nxt.s and not nxt.fence_mark and nxt.kind != "frame" and not _exc_head(nxt.s)
-                    and nxt.indent >= ln.indent and not (L._CJK.search(nxt.s) and not nxt.fence)):
+                    and nxt.indent >= ln.indent and not (L.CJK.search(nxt.s) and not nxt.fence)):
                 code = nxt.s
                 j += 1
                 if _OPEN_RAISE.match(code.strip()):
@@ -538,7 +538,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
         if ln.kind == "frame":                     # C++ frames outside a message
             i += 1
             continue
-        if frames and ln.kind is None and _exc_head(s) and ln.indent <= 2 and not L._CJK.search(s):
+        if frames and ln.kind is None and _exc_head(s) and ln.indent <= 2 and not L.CJK.search(s):
             ln = Line(ln.idx, ln.text, s, ln.rank, ln.stamped, ln.fence, False, "exception", None)
             lines[i] = ln
         if ln.kind is not None:
@@ -552,7 +552,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
                 close_block()
             events.append(_mark(ev))
             continue
-        if frames is not None and (L._CJK.search(s) or L.looks_like_prose(s) or not ln.fence and ln.indent == 0):
+        if frames is not None and (L.CJK.search(s) or L.looks_like_prose(s) or not ln.fence and ln.indent == 0):
             close_block()
         i += 1
     close_block()
@@ -575,7 +575,7 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
             if len(span) < 8:
                 continue
             found = L.locate_error(span)
-            head = L._exception_head(span) if found else None
+            head = L.exception_head(span) if found else None
             if mark != "`" and not head:
                 continue       # bold is emphasis too: only a typed message in it is an error line
             if found and found[0] not in ("frame",):
@@ -584,7 +584,7 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
                 etype, msg = (head[0], (head[1] or "").strip()) if head else (None, span)
                 out.append(ErrorEvent(kind=found[0], type=etype, message=msg, lines=[span], origin="inline",
                                       position=ln.idx))
-            elif not L._CJK.search(span) and L.said_failure(span):
+            elif not L.CJK.search(span) and L.said_failure(span):
                 # a library's message in words, set apart in the sentence (the same rule as in postmortems)
                 out.append(ErrorEvent(kind="log", message=span, lines=[span], origin="inline", position=ln.idx))
             elif " " in span and _ERROR_WORD.search(before) and not re.search(r"[=(){}\[\]]", span[:3]):
@@ -641,7 +641,7 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
     events = merge_events(events, notes, multi_rank=len(streams) > 1)
 
     said = [ln for ln in lines if ln.s.strip() and not ln.fence_mark]
-    others = [ln for ln in said if not L._CJK.search(ln.s) and not REPORTER.search(ln.s)]
+    others = [ln for ln in said if not L.CJK.search(ln.s) and not REPORTER.search(ln.s)]
     if (not events and len(others) == 1 and not _MENTION.search(others[0].s)
             and (len(said) == 1 or _QUOTES_CODE.search(others[0].s))):
         # A report of one line that is not the reporter talking ("it runs out of memory") is the message they saw,
@@ -686,8 +686,8 @@ def parse_report(text: str, max_chars: int = MAX_CHARS) -> Report:
         if ln.kind is None or ln.tail is not None:
             for name, ver in env_of(ln.s):
                 env.setdefault(name, ver)
-        if ln.idx not in st.consumed and is_prose(ln) and not (ln.kind is None and env_of(ln.s) and not L._CJK.search(ln.s)
-                                  and len(L._WORD.findall(ln.s)) <= 6):
+        if ln.idx not in st.consumed and is_prose(ln) and not (ln.kind is None and env_of(ln.s) and not L.CJK.search(ln.s)
+                                  and len(L.WORD.findall(ln.s)) <= 6):
             p = prose_text(ln)
             if p:
                 prose.append(p)

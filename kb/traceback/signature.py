@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kb import rules
 from kb.traceback.facts import FACTS, extract_facts, oom_phase
 from kb.traceback.frames import reduce_frames
-from kb.traceback.lines import _exception_head
+from kb.traceback.lines import exception_head
 from kb.traceback.models import ErrorEvent
 
 
@@ -306,7 +306,7 @@ def make_signature(exc_type: str | None, message: str) -> Signature:
 def signature_of_line(line: str) -> Signature:
     """Signature of one error line: `Type: message` is split, other lines are all message."""
     line = line.strip()
-    head = _exception_head(line)
+    head = exception_head(line)
     if head is not None:
         return make_signature(head[0], head[1] or "")
     return make_signature(None, line)
