@@ -48,7 +48,7 @@ class Measured:
 
 
 def measure_set(setdir: Path, settings: Settings, progress=None) -> Measured:
-    from bot.evaluate import _WholeDocBM25, load_labels
+    from bot.evaluate import WholeDocBM25, load_labels
     from kb.index.hybrid import KnowledgeBase
     from kb.index.tokenize import tokenize
     from kb.match import Matcher
@@ -60,7 +60,7 @@ def measure_set(setdir: Path, settings: Settings, progress=None) -> Measured:
         matcher = Matcher(kb, model=neutral_model())
         docs = kb.documents()
         source_of = {d.doc_id: d.source for d in docs.values()}
-        baseline = _WholeDocBM25(docs, tokenize)
+        baseline = WholeDocBM25(docs, tokenize)
         out, bm25 = [], []
         for i, lab in enumerate(labels):
             if progress:

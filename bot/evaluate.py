@@ -139,7 +139,7 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
 
         docs = kb.documents()
         source_of = {d.doc_id: d.source for d in docs.values()}
-        whole = _WholeDocBM25(docs, tokenize)
+        whole = WholeDocBM25(docs, tokenize)
         ours: list[Outcome] = []
         bm25_rank: list[tuple[list[str], float]] = []
         dense_rank: list[tuple[list[str], float]] = []
@@ -165,7 +165,7 @@ def run_eval(setdir: Path, settings: Settings, progress=None) -> tuple[list[Figu
     return figures, details
 
 
-class _WholeDocBM25:
+class WholeDocBM25:
     """The stock baseline: one BM25 document per postmortem (title + cleaned body)."""
 
     def __init__(self, docs, tokenize):
