@@ -6,16 +6,17 @@ import hashlib
 from pathlib import Path
 
 
-def _extractor_version() -> str:
-    """A hash of the code that turns a file into a document (ingest, and the line rules it uses from
-    kb.traceback, subpackages included): when it changes, an unchanged file is extracted again (its unchanged
-    chunks keep their vectors)."""
-    root = Path(__file__).resolve().parent
+def extractor_version(root: Path = Path(__file__).resolve().parent) -> str:
+    """A hash of the code and rules that turn a file into a document (ingest, the parser of kb.traceback, and the
+    rule files it and the page cleaner read, kb/data/rules): when it changes, an unchanged file is extracted again
+    (its unchanged chunks keep their vectors). `root`: the ingest package's folder (a copy, in tests)."""
+    kb = root.parent / "kb"
     h = hashlib.sha256()
-    for folder in (root, root.parent / "kb" / "traceback"):
-        for path in sorted(folder.rglob("*.py")):
+    for folder, pattern in ((root, "*.py"), (kb / "traceback", "*.py"), (kb / "data" / "rules", "*.toml")):
+        for path in sorted(folder.rglob(pattern)):
             h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    h.update((kb / "rules.py").read_bytes())
     return "extract:" + h.hexdigest()[:12]
 
 
-EXTRACTOR_VERSION = _extractor_version()
+EXTRACTOR_VERSION = extractor_version()

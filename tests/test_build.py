@@ -82,6 +82,22 @@ def test_new_extraction_code_re_extracts_every_document_without_re_embedding(cor
     assert store.open_store(kb_dir).manifest["extractor"] == "extract:other"
 
 
+def test_the_extractor_version_follows_the_rule_files_as_well_as_the_code(tmp_path):
+    """The parser's line rules are data (kb/data/rules): editing one must re-extract documents like a code change."""
+    from ingest.version import EXTRACTOR_VERSION, extractor_version
+
+    repo = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "repo"
+    shutil.copytree(repo / "ingest", copy / "ingest")
+    shutil.copytree(repo / "kb" / "traceback", copy / "kb" / "traceback")
+    shutil.copytree(repo / "kb" / "data" / "rules", copy / "kb" / "data" / "rules")
+    shutil.copy(repo / "kb" / "rules.py", copy / "kb" / "rules.py")
+    assert extractor_version(copy / "ingest") == EXTRACTOR_VERSION
+    lines = copy / "kb" / "data" / "rules" / "lines.toml"
+    lines.write_text(lines.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert extractor_version(copy / "ingest") != EXTRACTOR_VERSION
+
+
 def test_sources_are_relative_to_the_folder_given(corpus, tmp_path, settings):
     kb_dir = tmp_path / "kb"
     ingest([corpus / "nccl_shm.md"], kb_dir, settings)
