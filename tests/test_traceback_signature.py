@@ -436,6 +436,12 @@ def test_an_api_error_body_is_compared_by_its_message_not_by_how_the_server_fram
     # braces that are no error body, and a body with a one-word message, stay as they were
     assert "{" in signature_of_line("KeyError: {'a': 1}").template
     assert signature_of_line('ValueError: {"detail": "x"}').template == '{"detail": "x"}'
+    # an app's error record: its `cause` is the message, the title and the data around it frame it
+    app = parse_report('{\n  "title": "Failed to load model",\n  "cause": "llama.cpp error: \'error loading model '
+                       'architecture: unknown model architecture: \'deepseek2\'\'",\n  "errorData": {\n    "n_ctx": 8192\n'
+                       '  }\n}\n')
+    assert signature_of_event(app.primary).template == ("llama.cpp error: 'error loading model architecture: unknown "
+                                                         "model architecture: 'deepseek2''")
 
 
 def test_a_name_the_entry_itself_varies_is_read_as_the_entrys():

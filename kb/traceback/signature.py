@@ -252,10 +252,10 @@ def _steps(counts: Counter[str], facts: dict[str, str]) -> list[str]:
     return steps
 
 
-# An HTTP API's error body (`Error code: 400 - {'object': 'error', 'message': '...', 'type': 'invalid_request_error',
-# 'code': None}`): the message is the error; the other fields are how a server frames it, and servers (and client
-# libraries) frame the same message differently.
-_BODY_MESSAGE = re.compile(r"""(['"])(?:message|msg|detail)\1\s*:\s*(['"])(?P<msg>.+?)(?<!\\)\2\s*[,}]""")
+# An error body, of an HTTP API (`Error code: 400 - {'object': 'error', 'message': '...', 'type': ...}`) or of an app
+# that prints one (`{"title": "Failed to load model", "cause": "llama.cpp error: ..."}`): the message is the error;
+# the other fields are how a server or app frames it, and servers, clients and apps frame the same message differently.
+_BODY_MESSAGE = re.compile(r"""(['"])(?:message|msg|detail|cause|error)\1\s*:\s*(['"])(?P<msg>.+?)(?<!\\)\2\s*[,}]""")
 _BODY_FIELD = re.compile(r"""\s*,?\s*(['"])(?:type|code|param|object|status)\1\s*:\s*(?:'[^']*'|"[^"]*"|[\w.-]+)""")
 
 
