@@ -101,13 +101,21 @@ _IPY_ARROW = re.compile(r"^\s*-*>\s*(?P<n>\d+)\s(?P<code>.*)$")
 _IPY_CONTEXT = re.compile(r"^\s*\d+\s")
 
 
+def _raised(code: str) -> tuple[str, str | None] | None:
+    """(type, message) of a `raise Type("...")` source line, the message's format fields (`{device.name}`) read as
+    `<var>`; the message is None when the line raises no literal. None when the line is no `raise`."""
+    m = _RAISE.match(code)
+    if m is None:
+        return None
+    return m.group("type"), None if m.group("msg") is None else _FORMAT_FIELD.sub("<var>", m.group("msg"))
+
+
 def _raised_literal(out: list[str], etype: str) -> str | None:
     """The message of `raise etype("...")` when that is the last source line of a traceback (rewritten form)."""
-    code = next((ln.strip() for ln in reversed(out) if ln.startswith("    ")), "")
-    m = _RAISE.match(code)
-    if not m or m.group("type").rsplit(".", 1)[-1] != etype or not m.group("msg"):
+    raised = _raised(next((ln.strip() for ln in reversed(out) if ln.startswith("    ")), ""))
+    if raised is None or raised[0].rsplit(".", 1)[-1] != etype or not raised[1]:
         return None
-    return _FORMAT_FIELD.sub("<var>", m.group("msg"))
+    return raised[1]
 
 
 def _from_ipython(text: str, notes: list[str]) -> str:
@@ -426,10 +434,10 @@ def _inferred_from_frames(frames: list[Frame], pos: int) -> ErrorEvent:
     deepest = frames[-1]
     code = deepest.code or ""
     etype, message = None, code
-    m = _RAISE.match(code)
-    if m:
-        etype = m.group("type")
-        message = _FORMAT_FIELD.sub("<var>", m.group("msg")) if m.group("msg") is not None else code
+    raised = _raised(code)
+    if raised is not None:
+        etype = raised[0]
+        message = raised[1] if raised[1] is not None else code
     if not message:
         message = f"in {deepest.module or deepest.file}:{deepest.function}"
     kind = "launcher" if all(is_launcher_frame(f) or f.library is None and f.module in (None, "<module>")
