@@ -5,17 +5,19 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from kb.rules import version_inputs
+
 
 def extractor_version(root: Path = Path(__file__).resolve().parent) -> str:
-    """A hash of the code and rules that turn a file into a document (ingest, the parser of kb.traceback, and the
-    rule files it and the page cleaner read, kb/data/rules): when it changes, an unchanged file is extracted again
-    (its unchanged chunks keep their vectors). `root`: the ingest package's folder (a copy, in tests)."""
+    """A hash of the code and rules that turn a file into a document (ingest, and the parser's rules: the rule files
+    of kb/data/rules and the code that runs them, as the rules version counts them): when it changes, an unchanged
+    file is extracted again (its unchanged chunks keep their vectors). `root`: the ingest package's folder (a copy,
+    in tests)."""
     kb = root.parent / "kb"
     h = hashlib.sha256()
-    for folder, pattern in ((root, "*.py"), (kb / "traceback", "*.py"), (kb / "data" / "rules", "*.toml")):
-        for path in sorted(folder.rglob(pattern)):
+    for folder, paths in ((root, sorted(root.rglob("*.py"))), (kb, version_inputs(kb))):
+        for path in paths:
             h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    h.update((kb / "rules.py").read_bytes())
     return "extract:" + h.hexdigest()[:12]
 
 

@@ -32,14 +32,14 @@ def load(name: str) -> dict[str, Any]:
         return tomllib.load(f)
 
 
-def files() -> list[Path]:
-    """Every rule file."""
-    return sorted(RULES_DIR.glob("*.toml"))
+def files(kb_dir: Path = _KB) -> list[Path]:
+    """Every rule file (`kb_dir`: the kb package's folder; a copy of it, in tests)."""
+    return sorted((kb_dir / RULES_DIR.relative_to(_KB)).glob("*.toml"))
 
 
-def version_inputs() -> list[Path]:
+def version_inputs(kb_dir: Path = _KB) -> list[Path]:
     """The files the rules version is derived from: the rule files and the code that runs them."""
-    return sorted({p for pattern in _ENGINES for p in _KB.glob(pattern)} | set(files()))
+    return sorted({p for pattern in _ENGINES for p in kb_dir.glob(pattern)} | set(files(kb_dir)))
 
 
 def flags(letters: str) -> int:

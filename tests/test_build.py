@@ -85,13 +85,15 @@ def test_new_extraction_code_re_extracts_every_document_without_re_embedding(cor
 def test_the_extractor_version_follows_the_rule_files_as_well_as_the_code(tmp_path):
     """The parser's line rules are data (kb/data/rules): editing one must re-extract documents like a code change."""
     from ingest.version import EXTRACTOR_VERSION, extractor_version
+    from kb.rules import version_inputs
 
     repo = Path(__file__).resolve().parent.parent
     copy = tmp_path / "repo"
     shutil.copytree(repo / "ingest", copy / "ingest")
-    shutil.copytree(repo / "kb" / "traceback", copy / "kb" / "traceback")
-    shutil.copytree(repo / "kb" / "data" / "rules", copy / "kb" / "data" / "rules")
-    shutil.copy(repo / "kb" / "rules.py", copy / "kb" / "rules.py")
+    for path in version_inputs():
+        target = copy / "kb" / path.relative_to(repo / "kb")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target)
     assert extractor_version(copy / "ingest") == EXTRACTOR_VERSION
     lines = copy / "kb" / "data" / "rules" / "lines.toml"
     lines.write_text(lines.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
