@@ -336,8 +336,10 @@ def with_oom_phase(sig: Signature, text: str, where: str) -> Signature:
 # Similarity
 # ----------------------------------------------------------------------------------------------------------------
 
-# Names a template keeps because they may carry the cause: quoted literals, CamelCase and snake_case identifiers.
-_LITERAL = re.compile(r"'([^'<>\s]{2,80})'|\"([^\"<>\s]{2,80})\"|\b([A-Z]\w*[a-z]\w*[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+)\b")
+# Names a template keeps because they may carry the cause: quoted literals, CamelCase and snake_case identifiers,
+# and the name of a called function (`forward()` and `compute_loss()` are other APIs even in the same words).
+_LITERAL = re.compile(r"'([^'<>\s]{2,80})'|\"([^\"<>\s]{2,80})\"|\b([A-Z]\w*[a-z]\w*[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+)\b"
+                      r"|\b([a-z][a-z0-9]{2,})\(\)")
 
 
 @lru_cache(maxsize=8192)
