@@ -60,6 +60,7 @@ FEATURES: Final[list[tuple[str, str]]] = [
     ("agree_specific", "specific facts the report's error and the entry's line agree on (log count)"),
     ("says_what", "the report says what failed in terms this entry can be held to"),
     ("of_class", "the entry is of the error class the report names (out of memory, a device assert)"),
+    ("other_class", "the report names an error class (out of memory, a device assert) the entry is not of"),
     ("unprinted_x_fused_margin", "no printed error line, times fused_margin"),
     ("unprinted_x_says_what", "no printed error line, times says_what"),
     ("blocked", "a look-alike that conflicts on a hard fact explains the error better"),

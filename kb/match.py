@@ -351,6 +351,7 @@ class Matcher:
                       and (len(rest.prose) < p.prose_min or _fused(c) - max(_fused(o) for o in tied) < p.tie_lead))
         named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in p.generic_facts}
         says = _says_what(qevents, sigs, p)
+        of_class = bool(named) and self._of_class(c.doc_id, named)
         needs_rest = float(c.generic)
         alone = c.corroboration < p.corroborate
         unprinted = 0.0 if printed else 1.0
@@ -379,7 +380,7 @@ class Matcher:
             "frames": c.frames, "coverage": self.coverage(rest.functions, c.doc_id) if rest.functions else 0.0,
             "tied": log_count(len(tied)), "telling": log_count(telling), "tied_alone": float(tied_alone),
             "agree_specific": log_count(c.agree),
-            "says_what": float(says), "of_class": float(bool(named) and self._of_class(c.doc_id, named)),
+            "says_what": float(says), "of_class": float(of_class), "other_class": float(bool(named) and not of_class),
             "unprinted_x_fused_margin": unprinted * fused_margin,
             "unprinted_x_says_what": unprinted * float(says),
             "blocked": float(best("conflicting", c) > c.sig_raw),

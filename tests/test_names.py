@@ -45,6 +45,10 @@ def test_the_owner_of_a_called_method_is_no_other_name_but_a_constructors_is():
     assert divergence(theirs, other_method) == (["compute_loss"], ["training_step"])
     other_kwarg = signature_of_line(kwarg.format("CustomTrainer.compute_loss").replace("num_items_in_batch", "return_outputs"))
     assert divergence(theirs, other_kwarg) == (["num_items_in_batch"], ["return_outputs"])
+    # a plain method name is a name too: a model's forward() is another API than a trainer's compute_loss()
+    forward = signature_of_line(kwarg.format("Qwen2VLForConditionalGeneration.forward"))
+    assert divergence(forward, theirs) == (["forward"], ["compute_loss"])
+    assert divergence(forward, signature_of_line(kwarg.format("LlamaForCausalLM.forward"))) == ([], [])
     # a constructor's class is the API itself
     init = "TypeError: {}.__init__() got an unexpected keyword argument 'use_dora'"
     assert divergence(signature_of_line(init.format("LoraConfig")), signature_of_line(init.format("BoftConfig"))) \

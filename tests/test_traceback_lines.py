@@ -46,6 +46,13 @@ CLASSIFY_CASES = [
     ("During handling of the above exception, another exception occurred:", "frame"),
     ("ERROR: Could not build wheels for flash-attn", "log"),
     ("expected (4096, 512), got (8192, 512)", "log"),
+    # an error record printed as JSON: a message key and a sign that it is an error
+    ('{"object":"error","message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser '
+     'to be set","type":"BadRequestError","param":null,"code":400}', "log"),
+    ('{"error":{"message":"The model does not exist.","type":"NotFoundError","code":404}}', "log"),
+    ('{"title": "Failed to load model", "cause": "llama.cpp error: unknown model architecture"}', "log"),
+    ('{"loss": 0.51, "message": "step done", "code": 200}', None),
+    ('{"name": "tokenizer", "message": "saved to the output folder"}', None),
     ("    raise RuntimeError(", None),
     ("                   ~~~~~~~~~^^^^^^^^^", None),
     ("For debugging consider passing CUDA_LAUNCH_BLOCKING=1.", None),

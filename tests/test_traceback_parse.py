@@ -243,3 +243,11 @@ def test_a_vllm_worker_line_that_carries_the_error_is_no_wrapper():
                           "'spawn' start method\n")
     assert report.primary is not None and report.primary.role == "primary"
     assert "re-initialize CUDA" in report.primary.message
+
+
+def test_a_fence_line_at_any_indentation_ends_a_message():
+    # a fenced block pasted inside an indented one: its closing fence is Markdown, not the message's last line
+    text = ("```\n    `smallkF` is not supported because:\n        xFormers wasn't build with CUDA support\n"
+            "        unsupported embed per head: 40\n        ```\n```\n")
+    (event,) = parse_report(text).events
+    assert "```" not in event.message and event.message.endswith("unsupported embed per head: 40")

@@ -436,6 +436,14 @@ def test_an_api_error_body_is_compared_by_its_message_not_by_how_the_server_fram
     # braces that are no error body, and a body with a one-word message, stay as they were
     assert "{" in signature_of_line("KeyError: {'a': 1}").template
     assert signature_of_line('ValueError: {"detail": "x"}').template == '{"detail": "x"}'
+    # JSON escapes the quotes inside the message; the message is read without the escapes
+    escaped = signature_of_line('{"object":"error","message":"\\"auto\\" tool choice requires '
+                                '--enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError",'
+                                '"param":null,"code":400}')
+    plain = signature_of_line("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '\"auto\" tool "
+                              "choice requires --enable-auto-tool-choice and --tool-call-parser to be set', 'type': "
+                              "'BadRequestError', 'param': None, 'code': 400}")
+    assert "\\" not in escaped.template and escaped.template == plain.template
     # an app's error record: its `cause` is the message, the title and the data around it frame it
     app = parse_report('{\n  "title": "Failed to load model",\n  "cause": "llama.cpp error: \'error loading model '
                        'architecture: unknown model architecture: \'deepseek2\'\'",\n  "errorData": {\n    "n_ctx": 8192\n'

@@ -181,7 +181,7 @@ def _classify_clean(line: str) -> str | None:
     anchored = (head is not None or PATTERNS["state_dict_detail"].match(line) is not None
                 or PATTERNS["strong_start"].match(line) is not None
                 or PATTERNS["known_message"].match(line) is not None or compiler)
-    if PATTERNS["missing_command"].match(line):
+    if PATTERNS["missing_command"].match(line) or PATTERNS["error_record"].match(line):
         return "log"
     if not anchored and (PATTERNS["code"].match(line) or looks_like_prose(line)):
         return None

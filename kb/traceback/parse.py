@@ -32,7 +32,9 @@ _CHAIN_CONTEXT = re.compile(r"^During handling of the above exception, another e
 _CHAIN_CAUSE = re.compile(r"^The above exception was the direct cause of the following exception")
 _CLEANUP_MARK = re.compile(r"^(?:Exception ignored in\b|Error in atexit\._run_exitfuncs)")
 _CPP_FRAME = re.compile(r"^(?:frame #\d+:|#\d+\s+0x[0-9a-fA-F]+ |C\+\+ CapturedTraceback:|\d+: 0x[0-9a-fA-F]+ )")
-_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
+# A Markdown fence: up to three spaces before it (with an info string: ```python), or a line that is nothing but a
+# fence at any indentation (pasted from a list item or a quoted block); never part of a message.
+_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)|^\s*(?:```|~~~)[\w+.-]*\s*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
 
 # Frames of a cleanup path: an error raised there comes after the real one.

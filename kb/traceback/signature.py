@@ -264,7 +264,9 @@ def _api_error_message(message: str) -> str | None:
     key (only `...', 'type': ..., 'code': 400}` left) keeps what precedes its fields."""
     if "{" in message:
         m = _BODY_MESSAGE.search(message)
-        return m.group("msg").strip() if m and len(m.group("msg").split()) >= 2 else None
+        if not m or len(m.group("msg").split()) < 2:
+            return None
+        return m.group("msg").replace('\\"', '"').replace("\\'", "'").strip()   # JSON escapes its quotes
     if message.rstrip().endswith("}") and len(_BODY_FIELD.findall(message)) >= 2:
         rest = _BODY_FIELD.sub("", message).rstrip(" }'\"")
         return rest if len(rest.split()) >= 2 else None
