@@ -142,3 +142,15 @@ def test_courtesy_around_the_error_does_not_corroborate(diagnoser, courtesy):
     assert decision.verdict == "no_match", decision.reason
     peft = next(c for c in decision.ranked if c.doc_id.startswith("peft_config"))
     assert peft.corroboration == 0.0
+
+
+def test_a_name_broken_by_a_wrap_is_the_same_name():
+    wrapped = signature_of_line("RuntimeError: pass find_unused_parameters=True to torch.nn.parallel.DistributedD "
+                                "ataParallel, and make sure all forward outputs participate in the loss.")
+    whole = signature_of_line("RuntimeError: pass find_unused_parameters=True to torch.nn.parallel."
+                              "DistributedDataParallel, and make sure all forward outputs participate in the loss.")
+    assert divergence(wrapped, whole) == ([], [])
+    # a shorter name that is not followed by the rest of the other is another name
+    other = signature_of_line("RuntimeError: pass find_unused_parameters=True to torch.nn.parallel.DistributedD "
+                              "instead, and make sure all forward outputs participate in the loss.")
+    assert divergence(other, whole) == (["DistributedD"], ["DistributedDataParallel"])

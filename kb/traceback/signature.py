@@ -391,7 +391,7 @@ def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
     multiple devices" / "on a different device than the one you're training on"): two messages that part ways, not
     one message in two versions, or about another model ("... it looks like vikp/surya_tablerec is not the path")."""
     la, lb = _literals(a.template) - _call_owners(a.template), _literals(b.template) - _call_owners(b.template)
-    only_a, only_b = sorted(la - lb), sorted(lb - la)
+    only_a, only_b = _unbroken(sorted(la - lb), lb, a.template), _unbroken(sorted(lb - la), la, b.template)
     if only_a and only_b:
         return only_a, only_b
     # Words: of the first sentence only. What follows it is advice, which releases reword ("Hint: enable anomaly
@@ -401,6 +401,13 @@ def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
     words_a, words_b = [t for t in first_a if t not in tb], [t for t in first_b if t not in ta]
     parts = all(len(w) >= 2 and len(w) >= DIVERGE_SHARE * len(t) for w, t in ((words_a, ta), (words_b, tb)))
     return (words_a, words_b) if parts else ([], [])
+
+
+def _unbroken(names: list[str], others: set[str], template: str) -> list[str]:
+    """`names` less those that are the start of one of `others` broken by a line wrap or a copy (`DistributedD
+    ataParallel` for `DistributedDataParallel`): the rest of that name follows it after one space."""
+    return [n for n in names
+            if not any(o != n and o.startswith(n) and f"{n} {o[len(n):]}" in template for o in others)]
 
 
 VARIANT_WORDS: Final = 3        # words a message needs beside its name for two names in it to be one message
