@@ -154,3 +154,15 @@ def test_a_name_broken_by_a_wrap_is_the_same_name():
     other = signature_of_line("RuntimeError: pass find_unused_parameters=True to torch.nn.parallel.DistributedD "
                               "instead, and make sure all forward outputs participate in the loss.")
     assert divergence(other, whole) == (["DistributedD"], ["DistributedDataParallel"])
+
+
+def test_another_release_of_the_same_model_is_the_same_name_but_a_model_without_a_release_number_is_not():
+    t = ("ValueError: You are attempting to perform batched generation with padding_side='right' this may lead to "
+         "unexpected behaviour for Flash Attention version of {}. Make sure to call tokenizer.padding_side = 'left'.")
+    assert divergence(signature_of_line(t.format("Qwen2_5_VL")), signature_of_line(t.format("Qwen2VL"))) == ([], [])
+    # the first Qwen's remote-code tokenizer is another thing than a release of the library's own
+    c = "ValueError: Tokenizer class {} does not exist or is not currently imported."
+    assert divergence(signature_of_line(c.format("Qwen2Tokenizer")), signature_of_line(c.format("QWenTokenizer"))) \
+        == (["Qwen2Tokenizer"], ["QWenTokenizer"])
+    # other letters are another model
+    assert divergence(signature_of_line(t.format("Qwen2VL")), signature_of_line(t.format("Llama3VL")))[0] == ["Qwen2VL"]

@@ -405,9 +405,17 @@ def divergence(a: Signature, b: Signature) -> tuple[list[str], list[str]]:
 
 def _unbroken(names: list[str], others: set[str], template: str) -> list[str]:
     """`names` less those that are the start of one of `others` broken by a line wrap or a copy (`DistributedD
-    ataParallel` for `DistributedDataParallel`): the rest of that name follows it after one space."""
+    ataParallel` for `DistributedDataParallel`): the rest of that name follows it after one space; and less those
+    that name another release of the same model (`Qwen2_5_VL` / `Qwen2VL`): both carry a release number, and the
+    letters are the same."""
+    family = {_family(o) for o in others if re.search(r"\d", o)}
     return [n for n in names
-            if not any(o != n and o.startswith(n) and f"{n} {o[len(n):]}" in template for o in others)]
+            if not any(o != n and o.startswith(n) and f"{n} {o[len(n):]}" in template for o in others)
+            and not (re.search(r"\d", n) and _family(n) in family)]
+
+
+def _family(name: str) -> str:
+    return re.sub(r"[\d_.-]+", "", name).lower()
 
 
 VARIANT_WORDS: Final = 3        # words a message needs beside its name for two names in it to be one message
