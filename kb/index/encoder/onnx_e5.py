@@ -34,7 +34,7 @@ from kb.errors import ModelUnavailable
 from kb.index.encoder import unigram
 from kb.index.encoder.base import PASSAGE_PREFIX, QUERY_PREFIX, encodable_text, normalize_rows
 from kb.index.encoder.packed import QK, default_model_file, read_packed, weights_sha256
-from kb.index.encoder.publish import fsync_tree
+from kb.index.encoder.publish import publish, remove_stale_temps
 from kb.index.encoder.tokenizer import build_tokenizer
 
 # Everything that changes the exported files: bump the version when the graph or the quantization changes.
@@ -223,9 +223,7 @@ def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
         models = final.parent
         try:
             models.mkdir(parents=True, exist_ok=True)
-            for stale in models.glob(f".tmp-{final.name}-*"):
-                if time.time() - stale.stat().st_mtime > 3600:
-                    shutil.rmtree(stale, ignore_errors=True)
+            remove_stale_temps(models, final.name)
             tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=models))
         except OSError as e:
             raise ModelUnavailable(f"Cannot write the ONNX encoder under {models}: {e}") from e
@@ -262,16 +260,7 @@ def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
                 "mean_cosine_to_fp32": agreement["mean"], "min_cosine_to_fp32": agreement["min"],
                 "check_texts": agreement["n"], "export_s": round(time.perf_counter() - started, 1),
             }, indent=2) + "\n", encoding="utf-8")
-            fsync_tree(tmp)
-            if ready():
-                return final
-            if final.exists():
-                shutil.rmtree(final, ignore_errors=True)
-            try:
-                os.replace(tmp, final)
-            except OSError:
-                if not ready():
-                    raise
+            publish(tmp, final, ready)
         except OSError as e:
             raise ModelUnavailable(f"Cannot write the ONNX encoder under {models}: {e}") from e
         finally:

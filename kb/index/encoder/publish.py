@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -31,3 +33,20 @@ def remove_stale_temps(models_dir: Path, name: str, max_age_s: float = 3600.0) -
                     shutil.rmtree(p, ignore_errors=True)
             except OSError:
                 pass
+
+
+def publish(tmp: Path, final: Path, ready: Callable[[], bool]) -> None:
+    """Make the complete folder `tmp` visible as `final`: its data on disk before the rename. A folder another process
+    finished first (`ready()`) is kept, as it may be loading from it; an older one is moved aside, then removed."""
+    fsync_tree(tmp)
+    if ready():
+        return
+    if final.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".old-{final.name}-", dir=final.parent))
+        os.replace(final, old / "x")
+        shutil.rmtree(old, ignore_errors=True)
+    try:
+        os.replace(tmp, final)
+    except OSError:
+        if not ready():  # not a lost race with another process: a real failure
+            raise

@@ -3,7 +3,6 @@ float32 weights, a `tokenizer.json` that reproduces the engine's tokenizer, Tran
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 import threading
@@ -15,7 +14,7 @@ from kb.config import DEFAULT_MODEL
 from kb.errors import ModelUnavailable
 from kb.index.encoder.base import PASSAGE_PREFIX, QUERY_PREFIX
 from kb.index.encoder.packed import BIN_NAME, PackedModel, default_model_file, file_sha256, read_packed
-from kb.index.encoder.publish import fsync_tree, remove_stale_temps
+from kb.index.encoder.publish import publish, remove_stale_temps
 from kb.index.encoder.tokenizer import build_tokenizer
 
 _UNPACK_FORMAT = 1  # bump when the folder layout written by unpack_default_model changes
@@ -193,18 +192,7 @@ def unpack_default_model(cache_dir: Path, source: Path | None = None) -> Path:
                                    "Point TRIAGE_CACHE_DIR at a writable folder.") from e
         try:
             _write_folder(read_packed(source), tmp, bin_hash)
-            fsync_tree(tmp)  # data on disk before the rename makes the folder visible
-            if ready():  # another process finished first: keep its folder (it may be loading from it)
-                return final
-            if final.exists():  # an older layout: move it aside, then swap in the new one
-                old = Path(tempfile.mkdtemp(prefix=f".old-{final.name}-", dir=models_dir))
-                os.replace(final, old / "x")
-                shutil.rmtree(old, ignore_errors=True)
-            try:
-                os.replace(tmp, final)
-            except OSError:
-                if not ready():  # not a lost race with another process: a real failure
-                    raise
+            publish(tmp, final, ready)
         except OSError as e:
             raise ModelUnavailable(f"Cannot write the embedding model under {models_dir}: {e}") from e
         finally:
