@@ -99,3 +99,40 @@ def test_verify_confirms_the_seed_examples_and_a_verified_fix_shows_in_diagnose(
     with console.capture() as shown:
         print_diagnosis(Diagnosis.model_validate(diag))
     assert "✔ verified by repro" in shown.get()
+
+
+def test_import_records_results_from_another_machine_once_and_list_shows_them(tmp_path, cache_dir):
+    kb = str(tmp_path / "kb")
+    gpu_run = ROOT / "tests" / "data" / "repro_results" / "h100_liger.jsonl"   # two results of a GPU machine
+    first = triage(["repro", "import", str(gpu_run), "--json", "--kb", kb], cache_dir)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) == {"recorded": 2, "already_there": 0}
+    again = triage(["repro", "import", str(gpu_run), "--kb", kb], cache_dir)
+    assert again.stdout.strip() == "recorded 0 result(s); 2 already there"
+
+    rows = {r["id"]: r for r in json.loads(triage(["repro", "list", "--json", "--kb", kb], cache_dir).stdout)}
+    liger = rows["fsdp-lm-head-flattened-liger"]
+    assert liger["last"] == {"reproduce": "reproduced", "fix": "fix_verified"}
+    ran_at = max(json.loads(line)["created_at"] for line in gpu_run.read_text().splitlines())
+    assert liger["last_run_at"] == pytest.approx(ran_at)        # when it ran there, not when it was imported
+
+    # `repro run --json` output imports too; bad input is one line naming the file, and nothing is recorded
+    run_json = tmp_path / "run.json"
+    run_json.write_text(triage(["repro", "run", "zero3-size0-load", "--json", "--kb", str(tmp_path / "other")],
+                               cache_dir).stdout)
+    assert json.loads(triage(["repro", "import", str(run_json), "--json", "--kb", kb], cache_dir).stdout) == {
+        "recorded": 1, "already_there": 0}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(gpu_run.read_text().splitlines()[0] + "\n{not json\n")
+    failed = triage(["repro", "import", str(bad), "--kb", kb], cache_dir)
+    assert failed.returncode == 2
+    assert failed.stderr.strip().splitlines() == [f"error: {bad}, line 2: not JSON (Expecting property name "
+                                                  "enclosed in double quotes); expected the output of "
+                                                  "`triage repro run --json` or one result per line"]
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps([{"recipe_id": "x", "status": "reproduced"}]))
+    failed = triage(["repro", "import", str(partial), "--kb", kb], cache_dir)
+    assert failed.returncode == 2 and "result 1 lacks entry_id, kind, fix, reason, created_at" in failed.stderr
+    from kb.repro.results import ResultStore
+
+    assert len(ResultStore(Path(kb), create=False).list()) == 3           # the two GPU results and the CPU run

@@ -1,4 +1,4 @@
-"""`triage repro list|run`: the knowledge base's minimal reproductions, run locally or on a Ray cluster.
+"""`triage repro list|run|import`: the knowledge base's minimal reproductions, run locally or on a Ray cluster.
 
 torch and ray are imported only when a recipe runs.
 """
@@ -95,6 +95,27 @@ def run_cmd(ctx: click.Context, names: tuple[str, ...], kb_dir: Path | None, rec
 
         print_repro_results(results)
     sys.exit(0 if ok else 1)
+
+
+@repro.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@kb_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: recorded and already_there.")
+@click.pass_context
+@guarded
+def import_cmd(ctx: click.Context, files: tuple[Path, ...], kb_dir: Path | None, as_json: bool) -> None:
+    """Record results that ran on another machine (FILE: what `triage repro run --json` printed there, or one
+    result per line), so that `triage repro list` and the answers show them. Importing twice records nothing new."""
+    from kb.repro.results import ResultStore, parse_results
+    from kb.state import state_for
+
+    results = [r for f in files for r in parse_results(f.read_text(encoding="utf-8"), str(f))]
+    settings = settings_from(ctx)
+    recorded, there = ResultStore(state_for(settings, kb_folder(settings, kb_dir))).import_results(results)
+    if as_json:
+        click.echo(json.dumps({"recorded": recorded, "already_there": there}))
+    else:
+        click.echo(f"recorded {recorded} result(s)" + (f"; {there} already there" if there else ""))
 
 
 def _book(recipes_dir: Path | None):

@@ -5,12 +5,15 @@ An entry's fix counts as verified by repro while the latest fix-mode run of one 
 """
 from __future__ import annotations
 
+import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import get_args
 
+from kb.errors import BadInput
 from kb.state import StateDB, as_state
-from kb.repro.outcome import OK_STATUSES
+from kb.repro.outcome import OK_STATUSES, Status
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS repro_results (
@@ -91,6 +94,19 @@ class ResultStore:
                               f"({', '.join('?' * len(_COLUMNS))}) RETURNING id", values).fetchone()[0]
         return r
 
+    def import_results(self, results: list[ReproResult]) -> tuple[int, int]:
+        """Record results that ran elsewhere (a GPU machine's `triage repro run --json`), keeping when they ran.
+        A result already here (same recipe, mode and time) is not recorded twice. Returns (recorded, already here)."""
+        have = {(r.recipe_id, r.fix, round(r.created_at, 3)) for r in self.list()}
+        new = 0
+        for r in results:
+            key = (r.recipe_id, r.fix, round(r.created_at, 3))
+            if key not in have:
+                self.record(r)
+                have.add(key)
+                new += 1
+        return new, len(results) - new
+
     def list(self, limit: int | None = None) -> list[ReproResult]:
         if self.db is None:
             return []
@@ -116,6 +132,46 @@ class ResultStore:
     def close(self) -> None:
         if self.db is not None:
             self.db.close()
+
+
+_REQUIRED = ("recipe_id", "entry_id", "kind", "fix", "status", "reason", "created_at")
+_KNOWN = {f.name for f in fields(ReproResult)} - {"id"}
+
+
+def parse_results(text: str, source: str) -> list[ReproResult]:
+    """Results as `triage repro run --json` prints them ({"results": [...]}), a JSON array of them, or JSON lines.
+    Raises BadInput naming the source and the first thing wrong."""
+    try:
+        docs = [json.loads(text)]
+    except json.JSONDecodeError:              # JSON lines
+        docs = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    docs.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise BadInput(f"{source}, line {n}: not JSON ({exc.msg}); expected the output of "
+                                   "`triage repro run --json` or one result per line") from None
+    rows: list = []
+    for doc in docs:
+        rows.extend(doc["results"] if isinstance(doc, dict) and "results" in doc else
+                    doc if isinstance(doc, list) else [doc])
+    out = []
+    for n, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise BadInput(f"{source}: result {n} is not a JSON object")
+        missing = [k for k in _REQUIRED if row.get(k) is None]
+        if missing:
+            raise BadInput(f"{source}: result {n} lacks {', '.join(missing)}")
+        if row["status"] not in get_args(Status) or row["kind"] not in ("cpu-mechanism", "gpu-real"):
+            raise BadInput(f"{source}: result {n} has status {row['status']!r}, kind {row['kind']!r}")
+        try:
+            out.append(ReproResult(**{k: v for k, v in row.items() if k in _KNOWN}))
+        except TypeError as exc:
+            raise BadInput(f"{source}: result {n}: {exc}") from None
+    if not out:
+        raise BadInput(f"{source}: no results in it")
+    return out
 
 
 def _row(row) -> ReproResult:
