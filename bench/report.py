@@ -1,6 +1,8 @@
 """Render the benchmark's results (a dict, also saved as results.json) as bench/RESULTS.md."""
 from __future__ import annotations
 
+import re
+
 GB_MIB = 1024
 COLD_TARGET_S = 0.6      # seconds from start to answer of a one-shot `diagnose`
 
@@ -124,7 +126,18 @@ def targets(r: dict) -> list[tuple[str, str, bool | None, str]]:
     return rows
 
 
-def render(r: dict) -> str:
+# A section measured by hand (a GPU machine, a long import) carries this line; `render` keeps such sections of the
+# file it replaces, after the ones it writes.
+BY_HAND = "<!-- measured by hand: make bench keeps this section -->"
+
+
+def hand_sections(previous: str) -> list[str]:
+    """The `## ` sections of an earlier RESULTS.md that carry BY_HAND, as they were."""
+    parts = re.split(r"(?m)^(?=## )", previous)
+    return [p.rstrip() for p in parts[1:] if BY_HAND in p]
+
+
+def render(r: dict, previous: str = "") -> str:
     m = r["machine"]
     v = m["versions"]
     out = [
@@ -148,6 +161,8 @@ def render(r: dict) -> str:
         out.append(f"| {name} | {measured} | {_verdict(ok)} | {why if ok is not True else ''} |")
     out += ["", *_quality(r.get("quality", {})), "", *_ingest(r.get("ingest", {})), "", *_scale(r.get("scale", {})),
             "", *_service(r.get("service", {})), "", *_cold(r.get("cold", {}))]
+    for kept in hand_sections(previous):
+        out += ["", kept]
     if r.get("errors"):
         out += ["", "## Sections that failed", ""] + [f"- {name}: {msg}" for name, msg in r["errors"].items()]
     return "\n".join(out).rstrip() + "\n"

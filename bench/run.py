@@ -150,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     from bench.report import render
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(results), encoding="utf-8")
+    previous = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
+    args.out.write_text(render(results, previous), encoding="utf-8")
     print(f"[bench] wrote {args.out} ({results['minutes']} min)", file=sys.stderr)
     return 1 if results["errors"] else 0
 

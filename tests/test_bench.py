@@ -110,12 +110,17 @@ def test_kb_written_past_the_exact_limit_is_approximate_and_reads_lazily(small_k
 def test_quick_bench_run_writes_results_for_every_section(tmp_path, cache_dir):
     env = {**os.environ, "TRIAGE_CACHE_DIR": str(cache_dir)}
     out = tmp_path / "RESULTS.md"
+    from bench.report import BY_HAND
+
+    hand = f"## 7. Measured on a GPU\n\n{BY_HAND}\n\n| batch | chunks/s |\n| --- | --- |\n| 1024 | 2601 |"
+    out.write_text(f"# old\n\n## 2. Ingest\n\nstale figures\n\n{hand}\n")
     proc = subprocess.run([sys.executable, "-m", "bench.run", "--quick", "--out", str(out), "--work",
                            str(tmp_path / "work")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     text = out.read_text()
     for head in ("## Targets", "## 2. Ingest", "## 3. Query latency", "## 4. Service", "## 5. Cold start"):
         assert head in text
+    assert hand in text and "stale figures" not in text          # a section measured by hand is kept as it was
     results = json.loads((tmp_path / "work" / "results.json").read_text())
     assert results["machine"]["cores"] >= 1 and results["machine"]["python"]
     real = results["ingest"]["real"]
