@@ -116,6 +116,14 @@ def test_import_records_results_from_another_machine_once_and_list_shows_them(tm
     ran_at = max(json.loads(line)["created_at"] for line in gpu_run.read_text().splitlines())
     assert liger["last_run_at"] == pytest.approx(ran_at)        # when it ran there, not when it was imported
 
+    # an older run imported later does not hide the newer one: "last" goes by when each ran
+    older = json.loads(gpu_run.read_text().splitlines()[0])
+    older.update(status="not_reproduced", created_at=older["created_at"] - 3600)
+    (tmp_path / "older.jsonl").write_text(json.dumps(older) + "\n")
+    triage(["repro", "import", str(tmp_path / "older.jsonl"), "--kb", kb], cache_dir)
+    rows = {r["id"]: r for r in json.loads(triage(["repro", "list", "--json", "--kb", kb], cache_dir).stdout)}
+    assert rows["fsdp-lm-head-flattened-liger"]["last"]["reproduce"] == "reproduced"
+
     # `repro run --json` output imports too; bad input is one line naming the file, and nothing is recorded
     run_json = tmp_path / "run.json"
     run_json.write_text(triage(["repro", "run", "zero3-size0-load", "--json", "--kb", str(tmp_path / "other")],
@@ -135,4 +143,4 @@ def test_import_records_results_from_another_machine_once_and_list_shows_them(tm
     assert failed.returncode == 2 and "result 1 lacks entry_id, kind, fix, reason, created_at" in failed.stderr
     from kb.repro.results import ResultStore
 
-    assert len(ResultStore(Path(kb), create=False).list()) == 3           # the two GPU results and the CPU run
+    assert len(ResultStore(Path(kb), create=False).list()) == 4    # the two GPU results, the older one, the CPU run

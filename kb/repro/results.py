@@ -110,13 +110,13 @@ class ResultStore:
     def list(self, limit: int | None = None) -> list[ReproResult]:
         if self.db is None:
             return []
-        sql = f"SELECT id, {', '.join(_COLUMNS)} FROM repro_results ORDER BY id DESC"
+        sql = f"SELECT id, {', '.join(_COLUMNS)} FROM repro_results ORDER BY created_at DESC, id DESC"
         with self.db.transaction() as tx:
             rows = tx.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
         return [_row(r) for r in rows]
 
     def latest(self) -> dict[tuple[str, bool], ReproResult]:
-        """The latest result per (recipe, fix mode)."""
+        """The latest result per (recipe, fix mode), by when it ran (an imported result keeps its own time)."""
         out: dict[tuple[str, bool], ReproResult] = {}
         for r in self.list():
             out.setdefault((r.recipe_id, r.fix), r)
