@@ -73,6 +73,7 @@ def test_cpu_recipe_reproduces_and_its_fix_verifies(recipe_id, literal):
 REAL_STACK_RECIPES = {   # recipe id: (entry, needs_gpu, GPUs, the package that gates it)
     "fsdp-lm-head-flattened-liger": ("fsdp-lm-head-flattened", True, 1, "liger-kernel"),
     "tp-vocab-not-divisible-colossalai": ("tp-vocab-not-divisible", True, 2, "colossalai"),
+    "tp-vocab-not-divisible-colossalai-1gpu": ("tp-vocab-not-divisible", True, 1, "colossalai"),
     "moe-w1w3-merge-xtuner": ("moe-w1w3-merge-warning", False, 1, "xtuner"),
 }
 

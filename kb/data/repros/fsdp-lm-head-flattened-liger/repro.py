@@ -12,12 +12,14 @@ host memory). FSDP, its flat parameters and the Liger kernel are the same as und
 
 The model: embedding and decoder blocks wrapped as FSDP units (`use_orig_params=True`, as accelerate sets it),
 lm_head left to the root. Outside the forward, `lm_head.weight` is this rank's 1-D slice of the root's flat
-parameter (vocab * hidden / ranks elements), and Liger's chunk matmul fails with
-"size mismatch, got input (C), mat (CxH), vec (V*H/ranks)".
+parameter (vocab * hidden / ranks elements), and Liger's chunk matmul fails: on CUDA, Liger 0.8.5 multiplies with
+`torch.mm(..., out=...)`, which says "mat2 must be a matrix"; its torch path (and older Liger, as in the seed) uses
+`@`, which says "size mismatch, got input (C), mat (CxH), vec (V*H/ranks)".
 
---fix wraps lm_head as an FSDP unit of its own and runs Liger's loss inside that unit's forward, so FSDP gathers the
-full [vocab, hidden] weight first; every rank's loss must equal Liger's loss on an unsharded copy of the model, and
-backward must run.
+--fix checks two fixes. FSDP-1 with lm_head as an FSDP unit of its own and Liger's loss inside that unit's forward, so
+FSDP gathers the full [vocab, hidden] weight first; and FSDP2 (`fully_shard`) with lm_head left on the root and the
+loss outside the forward as before: FSDP2 keeps the root's parameters unsharded from its forward until backward. Each
+rank's loss must equal Liger's loss on an unsharded copy of the model, and backward must run.
 
 --cpu runs the failing path on CPU ranks: Liger's `fused_linear_cross_entropy_forward` does the chunk matmul in
 torch before it launches its first Triton kernel, so the failure (not the fix) reproduces without a GPU.
@@ -127,12 +129,37 @@ def run(rank: int, world: int, port: int, backend: str, fix: bool, on_cpu: bool)
             raise SystemExit(f"rank {rank}: sharded loss {loss.item():.6f} != unsharded {reference:.6f}")
         print(f"rank {rank}: Liger fused loss {loss.item():.6f} equals the unsharded reference {reference:.6f}",
               flush=True)
+        if fix:
+            fsdp2(rank, device, ids, labels, reference)
         dist.barrier()
         if rank == 0 and fix:
-            print(f"repro-check: passed: with lm_head as its own FSDP unit, Liger's fused linear cross-entropy on "
-                  f"{world} ranks equals the unsharded loss and backward runs", flush=True)
+            print(f"repro-check: passed: with lm_head as its own FSDP unit, and under FSDP2 with lm_head on the root, "
+                  f"Liger's fused linear cross-entropy on {world} ranks equals the unsharded loss and backward runs",
+                  flush=True)
     finally:
         dist.destroy_process_group()
+
+
+def fsdp2(rank: int, device, ids, labels, reference: float) -> None:
+    """The other fix: FSDP2 (`fully_shard`) keeps the root's parameters unsharded from its forward until backward,
+    so lm_head.weight on the root is the full 2-D matrix when the fused loss reads it after the forward."""
+    from torch.distributed.fsdp import fully_shard
+
+    torch.manual_seed(0)
+    model = TinyLlamaForCausalLM().to(device)
+    for unit in (model.embed_tokens, *model.layers):
+        fully_shard(unit)
+    fully_shard(model)
+    hidden = model(ids)
+    weight = model.lm_head.weight
+    if rank == 0:
+        print(f"FSDP2: outside the forward lm_head.weight is {type(weight).__name__} {tuple(weight.shape)}",
+              flush=True)
+    loss = fused_loss()(weight, hidden, labels)
+    loss.backward()
+    if abs(loss.item() - reference) > 1e-4:
+        raise SystemExit(f"rank {rank}: FSDP2 loss {loss.item():.6f} != unsharded {reference:.6f}")
+    print(f"rank {rank}: FSDP2, Liger fused loss {loss.item():.6f} equals the unsharded reference", flush=True)
 
 
 def _version(name: str) -> str:
