@@ -46,7 +46,8 @@ def test_export_is_keyed_by_weights_and_recipe_and_agrees_with_float32(folder):
     assert marker["mean_cosine_to_fp32"] >= 0.999 and marker["min_cosine_to_fp32"] >= 0.99
     # the float32 reference graph is not kept; the int8 model and the packed word rows are
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["meta.json", "model-int8.onnx", "tokenizer.json", "tokenizer.marshal", "triage_onnx.json", "word_q4.npy",
+        ["meta.json", "model-int8.onnx", "model-int8.optimized.onnx", "tokenizer.json", "tokenizer.table",
+         "triage_onnx.json", "word_q4.npy",
          "word_scale.npy"])
     assert onnx_e5.ensure_exported(folder.parents[1]) == folder   # found again, not rebuilt
 
@@ -186,11 +187,44 @@ def test_encoder_setting_is_validated():
         load_settings(encoder="fast")
 
 
+def test_a_folder_exported_before_the_tokenizer_table_is_upgraded_in_place(folder, tmp_path):
+    import marshal
+    import shutil
+
+    from kb.index.encoder.packed import read_packed
+
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    (copy / onnx_e5.TOKENIZER).unlink()
+    m = read_packed(default_model_file())
+    known = "".join(sorted({c for p in m.pieces for c in p}))
+    (copy / onnx_e5.LEGACY_TOKENIZER).write_bytes(
+        marshal.dumps((1, m.pieces, [float(x) for x in m.scores], m.norm, known, m.bos, m.eos, m.unk)))
+    texts = [t for t, _ in onnx_e5.check_texts()[:8]]
+    assert np.array_equal(onnx_e5.OnnxEmbedder(copy).encode_queries(texts),
+                          onnx_e5.OnnxEmbedder(folder).encode_queries(texts))
+    assert (copy / onnx_e5.TOKENIZER).is_file() and not (copy / onnx_e5.LEGACY_TOKENIZER).exists()
+
+
+def test_the_graph_is_optimized_once_and_the_kept_copy_gives_the_same_vectors_to_the_bit(folder, tmp_path):
+    import shutil
+
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    (copy / onnx_e5.OPTIMIZED).unlink()
+    texts = [t for t, _ in onnx_e5.check_texts()[:8]]
+    first = onnx_e5.OnnxEmbedder(copy)                 # optimizes the graph and keeps the result
+    assert (copy / onnx_e5.OPTIMIZED).is_file() and not list(copy.glob(".*.tmp"))
+    again = onnx_e5.OnnxEmbedder(copy)                 # loads the kept copy as it is
+    assert np.array_equal(first.encode_queries(texts), again.encode_queries(texts))
+    assert np.array_equal(first.encode_passages(texts), onnx_e5.OnnxEmbedder(folder).encode_passages(texts))
+
+
 def test_a_damaged_tokenizer_file_is_a_clear_error(folder, tmp_path):
     import shutil
 
     copy = tmp_path / folder.name
     shutil.copytree(folder, copy)
-    (copy / onnx_e5.TOKENIZER).write_bytes(b"not a marshal file")
+    (copy / onnx_e5.TOKENIZER).write_bytes(b"not a tokenizer file")
     with pytest.raises(ModelUnavailable, match="tokenizer .* cannot be read"):
         onnx_e5.OnnxEmbedder(copy)

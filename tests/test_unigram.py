@@ -22,7 +22,7 @@ ODD = ["", " ", "   ", "\n\n", "\x01\x02", "a", "\u2581", "\u2581\u2581x", "x  y
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory):
     m = read_packed(default_model_file())
-    path = tmp_path_factory.mktemp("tok") / "tokenizer.marshal"
+    path = tmp_path_factory.mktemp("tok") / "tokenizer.table"
     unigram.write(path, m.pieces, m.scores.tolist(), m.norm, m.bos, m.eos, m.unk)
     return unigram.UnigramTokenizer(path), build_tokenizer(m), m.eos
 
@@ -50,9 +50,26 @@ def test_same_ids_as_tokenizers_whole_and_cut(pair):
 
 
 def test_refuses_another_format(tmp_path):
+    import struct
+
+    path = tmp_path / "t.table"
+    path.write_bytes(struct.pack("<8sIQ", b"UNIGRAM\0", unigram.FORMAT + 1, 0) + b"\0" * 64)
+    with pytest.raises(ValueError, match=f"tokenizer format {unigram.FORMAT + 1}, expected {unigram.FORMAT}"):
+        unigram.UnigramTokenizer(path)
+    path.write_bytes(b"short")
+    with pytest.raises(ValueError, match="not a tokenizer file"):
+        unigram.UnigramTokenizer(path)
+
+
+def test_a_folder_of_the_first_format_is_upgraded_to_the_same_ids(pair, tmp_path):
     import marshal
 
-    path = tmp_path / "t.marshal"
-    path.write_bytes(marshal.dumps((unigram.FORMAT + 1, ["<s>"], [0.0], {}, "", 0, 0, 0)))
-    with pytest.raises(ValueError, match="tokenizer format"):
-        unigram.UnigramTokenizer(path)
+    ours, _, _ = pair
+    m = read_packed(default_model_file())
+    legacy = tmp_path / "tokenizer.marshal"           # what encoder folders exported before the table hold
+    known = "".join(sorted({c for p in m.pieces for c in p}))
+    legacy.write_bytes(marshal.dumps((1, m.pieces, [float(x) for x in m.scores], m.norm, known, m.bos, m.eos, m.unk)))
+    unigram.upgrade(legacy, tmp_path / "tokenizer.table")
+    upgraded = unigram.UnigramTokenizer(tmp_path / "tokenizer.table")
+    for text in _texts()[::25]:
+        assert upgraded.encode(text) == ours.encode(text), text[:80]

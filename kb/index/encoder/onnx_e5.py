@@ -49,7 +49,10 @@ MIN_COSINE = 0.99                  # mean cosine to float32 over the check texts
 CHECK_TEXTS = Path(__file__).resolve().parents[2] / "data" / "encoder_check.txt"
 ENCODER_NAME = "onnx-int8"
 _MARKER = "triage_onnx.json"
-TOKENIZER = "tokenizer.marshal"
+TOKENIZER = "tokenizer.table"
+MODEL_FILE = "model-int8.onnx"
+OPTIMIZED = "model-int8.optimized.onnx"      # MODEL_FILE after ONNX Runtime's graph optimizations, written on first use
+LEGACY_TOKENIZER = "tokenizer.marshal"     # format 1, in folders exported before the table; upgraded on use
 # Threads of one inference when the caller names none: None = ONNX Runtime's default (one per core). A process that
 # is one of several doing the same work at once (the service's diagnosis workers) sets 1.
 DEFAULT_THREADS: int | None = None
@@ -326,7 +329,7 @@ class OnnxEmbedder:
     name = "multilingual-e5-small"
     encoder = ENCODER_NAME
 
-    def __init__(self, folder: Path, *, max_tokens: int = 512, model_file: str = "model-int8.onnx",
+    def __init__(self, folder: Path, *, max_tokens: int = 512, model_file: str = MODEL_FILE,
                  check: bool = True, threads: int | None = None, workers: int = 1) -> None:
         try:
             import onnxruntime as ort
@@ -344,13 +347,28 @@ class OnnxEmbedder:
         self._word_scale = np.load(folder / "word_scale.npy", mmap_mode="r")
         self._pad = int(meta["pad"])
         try:
+            if not (folder / TOKENIZER).exists() and (folder / LEGACY_TOKENIZER).exists():
+                unigram.upgrade(folder / LEGACY_TOKENIZER, folder / TOKENIZER)
+                (folder / LEGACY_TOKENIZER).unlink(missing_ok=True)
             self._tok = unigram.UnigramTokenizer(folder / TOKENIZER)
-        except (OSError, ValueError, EOFError, TypeError) as e:
+        except (OSError, ValueError, EOFError, TypeError, KeyError) as e:
             raise ModelUnavailable(f"The int8 encoder's tokenizer in {folder} cannot be read ({e}); delete that folder "
                                    "and it is exported again on the next run") from e
         opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
+        # ONNX Runtime optimizes the graph each time a session starts, a third of the encoder's start-up. The
+        # runtime model is optimized once (at the level whose result holds on any CPU) and kept beside it; later
+        # sessions load that copy as it is. The vectors are the same to the bit (tests/test_onnx_encoder.py).
+        model_path = folder / model_file
+        optimized = folder / OPTIMIZED if model_file == MODEL_FILE else None
+        if optimized is not None and optimized.is_file():
+            model_path = optimized
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        else:
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+            if optimized is not None and os.access(folder, os.W_OK):
+                saving = optimized.with_name(f".{optimized.name}.{os.getpid()}.tmp")
+                opts.optimized_model_filepath = str(saving)
         self.workers = max(1, int(workers))
         if self.workers > 1:
             threads = 1
@@ -359,8 +377,12 @@ class OnnxEmbedder:
             opts.intra_op_num_threads = int(threads)
         # Threads that spin while waiting for work hold a core another process (or a worker) could use.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(folder / model_file), sess_options=opts,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
+        if opts.optimized_model_filepath:
+            try:
+                os.replace(opts.optimized_model_filepath, optimized)
+            except OSError:
+                pass          # another process kept its copy first, or the folder went read-only: load as before
 
     def _ids(self, text: str, max_tokens: int) -> list[int]:
         return self._tok.encode(encodable_text(text), max_tokens)

@@ -1,7 +1,8 @@
 """The encoder's tokenizer in plain Python, for processes that answer one query and exit.
 
 `tokenizers` spends 0.7 s building XLM-R's 250k-piece unigram model from `tokenizer.json`, most of a one-shot
-`diagnose`; the same pieces read from a marshal file take about 0.1 s, and one report is tokenized in milliseconds.
+`diagnose`; here the pieces are a sorted table the process maps from disk (`write`), and one report is tokenized in
+milliseconds.
 The ids are those of the `tokenizers.Tokenizer` that `kb.index.encoder.tokenizer.build_tokenizer` makes (the
 tests compare them on every report and postmortem in tests/data): a per-codepoint normalization map, runs of spaces
 collapsed, a metaspace (U+2581) before the text and for every space, one pre-token per word and per character found
@@ -11,43 +12,113 @@ does), a run of <unk> fused into one, and <s> ... </s> around it.
 from __future__ import annotations
 
 import marshal
+import mmap
 import os
 import re
+import struct
 from pathlib import Path
 
-FORMAT = 1
+import numpy as np
+
+FORMAT = 2
 META = "\u2581"
 UNK_PENALTY = 10.0           # an unknown character scores this far below the lowest piece (SentencePiece's rule)
 _SPACES = re.compile(" {2,}")
+_MAGIC = b"UNIGRAM\0"
+_HEAD = struct.Struct("<8sIQ")   # magic, format, length of the marshalled settings that follow
+_ALIGN = 64
 
 
 def write(path: Path, pieces: list[str], scores: list[float], norm: dict[int, str], bos: int, eos: int,
           unk: int) -> None:
-    """Write the tokenizer's data (atomically: a reader never sees half a file)."""
+    """Write the tokenizer's data (atomically: a reader never sees half a file).
+
+    Layout: a header, the marshalled small settings, then three arrays a reader maps without loading them: the
+    pieces' UTF-8 bytes as fixed-width records in sorted order, their ids, their scores (float64, exact). Building
+    a 250k-key dict was most of a one-shot `diagnose`'s tokenizer cost; a sorted table is searched in one numpy call
+    for all of a text's candidate pieces instead."""
+    if any("\0" in p for p in pieces):
+        raise ValueError("a piece holds NUL, which the fixed-width table cannot tell from padding")
+    last = {}
+    for i, piece in enumerate(pieces):           # a piece listed twice keeps its last id, as `tokenizers` does
+        last[piece.encode("utf-8")] = i
+    keys = sorted(last)
+    width = max(1, max(map(len, keys)))
     known = "".join(sorted({c for p in pieces for c in p}))
-    blob = marshal.dumps((FORMAT, pieces, [float(s) for s in scores], norm, known, bos, eos, unk))
+    settings = marshal.dumps({"n": len(keys), "width": width, "norm": norm, "known": known, "bos": bos, "eos": eos,
+                              "unk": unk, "longest": max(map(len, pieces)),
+                              "unk_score": min(float(x) for x in scores) - UNK_PENALTY})
+    table = np.array(keys, dtype=f"S{width}")
+    ids = np.array([last[k] for k in keys], dtype=np.int64)
+    parts = [_HEAD.pack(_MAGIC, FORMAT, len(settings)), settings]
+    for array in (table, ids, np.asarray(scores, dtype=np.float64)[ids]):
+        used = sum(map(len, parts))
+        parts += [b"\0" * (-used % _ALIGN), array.tobytes()]
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(blob)
+    tmp.write_bytes(b"".join(parts))
     os.replace(tmp, path)
+
+
+def upgrade(legacy: Path, path: Path) -> None:
+    """Write `path` from a tokenizer file of the first format (one marshalled tuple: format 1, pieces, scores,
+    normalization map, known characters, bos, eos, unk), which encoder folders exported before format 2 hold."""
+    fmt, pieces, scores, norm, _known, bos, eos, unk = marshal.loads(Path(legacy).read_bytes())
+    if fmt != 1:
+        raise ValueError(f"{legacy}: tokenizer format {fmt}, expected 1")
+    write(path, pieces, scores, norm, bos, eos, unk)
 
 
 class UnigramTokenizer:
     def __init__(self, path: Path) -> None:
-        fmt, pieces, self._scores, norm, known, self.bos, self.eos, self.unk = marshal.loads(Path(path).read_bytes())
-        if fmt != FORMAT:
-            raise ValueError(f"{path}: tokenizer format {fmt}, expected {FORMAT}")
-        self._ids = dict(zip(pieces, range(len(pieces))))          # a piece listed twice keeps its last id
-        self._longest = max(map(len, pieces))
-        self._unk_score = min(self._scores) - UNK_PENALTY
-        self._map = str.maketrans(norm)
-        self._known = frozenset(known)
+        with open(path, "rb") as f:
+            self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        if len(self._mm) < _HEAD.size:
+            raise ValueError(f"{path}: not a tokenizer file")
+        magic, fmt, size = _HEAD.unpack_from(self._mm)
+        if magic != _MAGIC or fmt != FORMAT:
+            raise ValueError(f"{path}: tokenizer format {fmt if magic == _MAGIC else '?'}, expected {FORMAT}")
+        meta = marshal.loads(self._mm[_HEAD.size:_HEAD.size + size])
+        n, width = meta["n"], meta["width"]
+        offset = _HEAD.size + size
+        arrays = []
+        for dtype, itemsize in ((f"S{width}", width), (np.int64, 8), (np.float64, 8)):
+            offset += -offset % _ALIGN
+            arrays.append(np.frombuffer(self._mm, dtype=dtype, count=n, offset=offset))
+            offset += n * itemsize
+        self._table, self._table_ids, self._table_scores = arrays
+        self.bos, self.eos, self.unk = meta["bos"], meta["eos"], meta["unk"]
+        self._longest = meta["longest"]
+        self._unk_score = meta["unk_score"]
+        self._map = str.maketrans(meta["norm"])
+        self._known = frozenset(meta["known"])
         self._cache: dict[str, list[int]] = {}
+
+    def _lookup(self, words: list[str]) -> dict[str, tuple[int, float]]:
+        """(id, score) of every piece among the substrings of `words` that Viterbi will try."""
+        subs = {w[i:j] for w in words for i in range(len(w)) for j in range(i + 1, min(len(w), i + self._longest) + 1)}
+        if not subs:
+            return {}
+        width = self._table.dtype.itemsize
+        encoded = [(x, b) for x in subs if len(b := x.encode("utf-8")) <= width and b"\0" not in b]
+        if not encoded:
+            return {}
+        subs = [x for x, _ in encoded]
+        keys = np.array([b for _, b in encoded], dtype=self._table.dtype)
+        at = np.searchsorted(self._table, keys)
+        at[at == len(self._table)] = 0
+        hit = np.flatnonzero(self._table[at] == keys)
+        ids, scores = self._table_ids[at[hit]].tolist(), self._table_scores[at[hit]].tolist()
+        return {subs[h]: (i, sc) for h, i, sc in zip(hit.tolist(), ids, scores)}
 
     def encode(self, text: str, max_tokens: int | None = None) -> list[int]:
         """<s>, the text's piece ids, </s>; with `max_tokens`, cut to that many with </s> kept last."""
+        words = list(self._pretokens(self._normalize(text)))
+        if max_tokens is not None:                 # enough words for the cut: each gives at least one id
+            words = words[:max_tokens]
+        pieces = self._lookup([w for w in set(words) if w not in self._cache])
         ids = [self.bos]
-        for word in self._pretokens(self._normalize(text)):
-            ids.extend(self._word(word))
+        for word in words:
+            ids.extend(self._word(word, pieces))
             if max_tokens is not None and len(ids) >= max_tokens:
                 return ids[: max_tokens - 1] + [self.eos]
         ids.append(self.eos)
@@ -75,21 +146,22 @@ class UnigramTokenizer:
             if start < len(word):
                 yield word[start:]
 
-    def _word(self, word: str) -> list[int]:
+    def _word(self, word: str, pieces: dict[str, tuple[int, float]]) -> list[int]:
         hit = self._cache.get(word)
         if hit is not None:
             return hit
-        n, ids, scores, longest = len(word), self._ids, self._scores, self._longest
+        n, longest = len(word), self._longest
         best = [0.0] + [float("-inf")] * n
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
         for i in range(n):
             here, single = best[i], False
             for j in range(i + 1, min(n, i + longest) + 1):
-                pid = ids.get(word[i:j])
-                if pid is None:
+                piece = pieces.get(word[i:j])
+                if piece is None:
                     continue
+                pid = piece[0]
                 single = single or j == i + 1
-                score = here + scores[pid]
+                score = here + piece[1]
                 if score > best[j]:
                     best[j], back[j] = score, (i, pid)
             if not single and here + self._unk_score > best[i + 1]:
