@@ -49,7 +49,7 @@ _EN: dict[SectionKind, str] = {
     "root_cause": "root cause|root causes|root-cause|root cause analysis|cause|causes|the cause|analysis|"
                   "diagnosis|investigation|explanation|why|why it happened|what went wrong|technical details|"
                   "details|underlying cause|mechanism|what is going on|what's going on|what was going on|"
-                  "what was happening|"
+                  "what was happening|what it means|"
                   "how it happens|why it happens",
     "fix": "fix|fixes|the fix|solution|solutions|resolution|resolved|remedy|how to fix|fixed in|patch|"
            "correction|proposed fix|suggested fix|possible fix|permanent fix|long-term fix|final fix|"
@@ -85,12 +85,19 @@ _NUMBERING = re.compile(
     r"^(?:第?[一二三四五六七八九十]{1,3}[、.．:：)）]\s*|[(（][一二三四五六七八九十\d]{1,3}[)）]\s*|"
     r"\d{1,2}(?:\.\d{1,2}){0,3}[、.．):：]?\s+|\d{1,2}[、.．)]\s*|[IVX]{1,4}\.\s+)")
 _DECOR = re.compile(r"^[\W_]+|[\W_]+$")
+# A qualifier after a heading's words: "Explanation (digest author)", "Resolution (by the reporter, same day)".
+_QUALIFIER = re.compile(r"\s*[(（][^()（）\n]{1,40}[)）]\s*(?=[:：.]?\s*$)")
+# torchrun's failure summary prints "Root Cause (first observed failure):" over indexed rank records ("[0]:"): a
+# log block, no heading.
+_RECORD = re.compile(r"^\s*\[\d+\]\s*:\s*$")
+# The conclusion of a write-up states the cause when no section or sentence names it.
+CONCLUSION = frozenset(["结论", "总结", "小结", "conclusion", "conclusions", "summary"])
 _EN_MODIFIER = re.compile(r"^(?:the|a|an|our|my|possible|proposed|suggested|final|recommended|how to)\s+", re.I)
 
 
 # A reply in a thread summary ("维护者回复：", "Answer:") explains the cause and says what to do: both kinds, its
 # sentences routed by cue words.
-_ANSWER = frozenset(["回答", "答复", "解答", "回复", "维护者回复", "官方回复", "维护者答复", "官方答复", "answer",
+_ANSWER = frozenset(["回答", "答复", "解答", "答", "回复", "维护者回复", "官方回复", "维护者答复", "官方答复", "a", "answer",
                      "maintainer answer", "maintainer reply", "maintainer's answer", "maintainer's reply"])
 _CLAUSE = frozenset("that which we i until for from in on with used applied".split())
 
@@ -98,10 +105,15 @@ _WHY_ZH = re.compile(r"为什么|原因是什么|怎么回事")
 
 
 def _normalise_heading(text: str) -> str:
-    text = text.strip().strip("*_").strip()
+    text = _QUALIFIER.sub("", text.strip().strip("*_").strip())
     text = _NUMBERING.sub("", text)
     text = re.sub(r"[:：]\s*$", "", text)
     return _DECOR.sub("", text).strip()
+
+
+def heading_text(heading: str) -> str:
+    """A heading's words without numbering, decoration, a qualifier or a trailing colon."""
+    return _normalise_heading(heading)
 
 
 def _part_kind(part: str) -> SectionKind | None:
@@ -205,8 +217,8 @@ def is_heading_word(text: str) -> bool:
 def plain_heading(line: str) -> list[SectionKind] | None:
     """The kinds of a stand-alone plain-text heading line that uses heading words ("根本原因", "Root cause:"),
     or None when the line does not read as such a heading."""
-    s = line.strip()
-    if not s or not _LETTER.search(s) or not _short(s) or _CODEISH.search(line):
+    s = _QUALIFIER.sub("", line.strip())
+    if not s or not _LETTER.search(s) or not _short(s) or _CODEISH.search(s):
         return None
     body = re.sub(r"[:：]\s*$", "", s)
     if _SENTENCE_PUNCT.search(body):
@@ -250,7 +262,7 @@ def label_line(line: str) -> tuple[str, list[SectionKind], str] | None:
     m = _LABEL.match(_BULLET.sub("", line, count=1)) or _RUN_IN.match(line)
     if not m:
         return None
-    label = m.group(1).strip()
+    label = _QUALIFIER.sub("", m.group(1).strip())
     low = label.lower()
     if low in _ERROR_LABELS or _LIST.match(label):
         return None
@@ -344,7 +356,7 @@ def split_sections(text: str) -> list[Section]:
             i += 1
             continue
         kinds = plain_heading(line)
-        if kinds:
+        if kinds and not _RECORD.match(nxt):
             start(_normalise_heading(line) or line.strip(), kinds, 7, has_md)
             heading_at = i
             i += 1

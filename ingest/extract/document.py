@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from kb.lang import detect_langs
-from kb.models import Document, Fix
+from kb.models import Document, Fix, Section
 from kb.traceback.lines import find_error_lines
 
 from ingest.clean import clean_text
@@ -13,13 +13,13 @@ from ingest.extract.fields import fields_from_sections
 from ingest.extract.fixes import make_fixes, verified_by
 from ingest.extract.libraries import find_libraries
 from ingest.extract.references import find_references
-from ingest.extract.sentences import CAUSE_CUE, CONSEQUENCE, FIX_CUE, cue_sentences
+from ingest.extract.sentences import CAUSE_CUE, CONSEQUENCE, FIX_CUE, cue_sentences, split_sentences
 from ingest.extract.title import doc_id_from_source, split_title
 from ingest.extract.tracebacks import find_tracebacks
 from ingest.extract.versions import find_versions
 from ingest.frontmatter import parse_entry
 from ingest.read import RawDocument
-from ingest.sections import split_sections
+from ingest.sections import CONCLUSION, heading_text, split_sections
 
 
 def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | frozenset[str] = frozenset()) -> Document:
@@ -49,7 +49,8 @@ def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | froz
     root_cause = fields.root_cause
     if not root_cause:
         root_cause = " ".join(cue_sentences(rest, CAUSE_CUE, 3)
-                              or cue_sentences(rest, CONSEQUENCE, 2, exclude=FIX_CUE))
+                              or cue_sentences(rest, CONSEQUENCE, 2, exclude=FIX_CUE)
+                              or conclusion(sections))
     fixes = make_fixes(fields.fix_texts)
     if not fixes:
         cues = cue_sentences(rest, FIX_CUE, 3, exclude=CAUSE_CUE)
@@ -86,3 +87,13 @@ def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | froz
         sections=sections,
         body=body,
     )
+
+
+def conclusion(sections: list[Section]) -> str:
+    """The first sentences of a conclusion section ("结论", "Conclusion"): where a write-up without a cause heading or
+    cue word says what went wrong."""
+    for sec in sections:
+        if heading_text(sec.heading).lower() in CONCLUSION:
+            sents = [x for x in split_sentences(sec.text) if not x.startswith(("```", "~~~")) and len(x) >= 8]
+            return " ".join(sents[:2])
+    return ""

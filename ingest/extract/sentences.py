@@ -11,9 +11,10 @@ from ingest.sections import fence_mask
 
 CAUSE_CUE = re.compile(
     r"原因是|原因在于|根本原因|根因|根源|由于|源于|是因为|因为|问题出在|问题在于|归因于|导致的|所致|本质上|原来|"
-    r"(?:排查|查|定位|检查|确认)(?:了一下|之后|后)?发现|罪魁祸首|"
+    r"(?:排查|查|定位|检查|确认)(?:了一下|之后|后)?发现|发现(?:是|原来)|罪魁祸首|"
     r"\bbecause\b|\bcaused by\b|\bdue to\b|\broot cause\b|\bthe (?:real |actual )?(?:reason|cause|culprit)\b|"
-    r"\bstems? from\b|\bresults? from\b|\bturn(?:s|ed) out\b", re.I)
+    r"\bstems? from\b|\bresults? from\b|\bturn(?:s|ed) out\b|\b(?:it|this|that) was an? (?:problem|issue) (?:of|with)\b|"
+    r"\bthe (?:problem|issue) (?:was|is) (?:that|with)\b", re.I)
 # A sentence that says what followed from what: the mechanism, when no sentence names the cause.
 CONSEQUENCE = re.compile(r"所以|因此|于是|以致|导致|使得|意味着|也就是说|\bthis means\b|\bin other words\b|, so\b|\bwhich is why\b|\bthat is why\b|\bhence\b|"
                          r"\bso that\b|\bwhich (?:means|made|makes|caused|left)\b", re.I)
