@@ -74,6 +74,24 @@ def test_index_type_follows_size_and_keeps_recall_at_10(tmp_path):
         index.close()
 
 
+def test_exact_search_gives_faiss_flat_rows_and_scores_without_importing_it(tmp_path):
+    import faiss
+
+    bases = cone_bases()
+    vectors = generated_vectors(bases, 3_000, seed=3)
+    np.save(tmp_path / store.VECTORS, vectors)
+    dense.build(vectors, tmp_path)
+    index = dense.DenseIndex(tmp_path)
+    assert index.index is None and index.kind == "flat"          # answered from vectors.npy, FAISS never asked
+    reference = faiss.read_index(str(tmp_path / dense.INDEX_FILE))
+    for q in generated_vectors(bases, 40, seed=11):
+        ours = index.search(q, 25)
+        scores, rows = reference.search(q.reshape(1, -1), 25)
+        assert [r for r, _ in ours] == rows[0].tolist()
+        assert np.allclose([s for _, s in ours], scores[0], atol=1e-5)
+    assert len(index.search(vectors[0], 5000)) == 3_000
+
+
 @pytest.fixture(scope="module")
 def small_kb(tmp_path_factory, cache_dir) -> Path:
     """A KB ingested from generated postmortems, with a stand-in for the embedding model (fast, deterministic)."""

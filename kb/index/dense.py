@@ -2,7 +2,8 @@
 
 The index type is chosen by size (`choose`):
 
-* up to `EXACT_MAX` vectors, exact search (`IndexFlatIP`): a query scans them all in a few milliseconds;
+* up to `EXACT_MAX` vectors, exact search (`IndexFlatIP`): a query scans them all in a few milliseconds, as one
+  matrix-vector product over vectors.npy (the same rows), without importing FAISS;
 * beyond, an inverted file over 4-bit scalar-quantised vectors (`IndexIVFScalarQuantizer`, 192 bytes a vector at
   384 dimensions: 1M chunks take ~190 MB instead of 1.5 GB). The quantised scores only choose candidates: each
   search takes max(k, `CANDIDATES`) of them and re-scores them exactly against `vectors.npy`, read with positioned
@@ -81,17 +82,29 @@ class _RowReader:
         self._file.close()
 
 
+_FLAT_IP = b"IxFI"               # the type code FAISS writes first for an IndexFlatIP
+
+
 class DenseIndex:
     def __init__(self, gen: Path):
+        with open(gen / INDEX_FILE, "rb") as f:
+            flat = f.read(4) == _FLAT_IP
+        self.exact = flat
+        self._rows = None
+        if flat:
+            # Exact search is one matrix-vector product over the chunk vectors, which vectors.npy holds as FAISS's
+            # flat index does: a one-shot `diagnose` need not import FAISS and read its copy (a twentieth of it).
+            self._vectors = np.load(gen / VECTORS, mmap_mode="r")
+            self.index = None
+            return
         import faiss
 
         self._faiss = faiss
         self.index = faiss.read_index(str(gen / INDEX_FILE))
-        self.exact = isinstance(self.index, faiss.IndexFlat)
-        self._rows = None if self.exact else _RowReader(gen / VECTORS)
+        self._rows = _RowReader(gen / VECTORS)
 
     def __len__(self) -> int:
-        return self.index.ntotal
+        return len(self._vectors) if self.exact else self.index.ntotal
 
     @property
     def kind(self) -> str:
@@ -105,13 +118,15 @@ class DenseIndex:
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(row, cosine) pairs, best first."""
-        k = min(k, self.index.ntotal)
+        k = min(k, len(self))
         if k <= 0:
             return []
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
         if self.exact:
-            scores, rows = self._search(q, k)
-            return [(int(r), float(s)) for r, s in zip(rows[0], scores[0]) if r >= 0]
+            scores = self._vectors @ q[0]
+            top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+            top = top[np.lexsort((top, -scores[top]))]         # best first; equal scores by row
+            return [(int(r), float(scores[r])) for r in top]
         _, cand = self._search(q, min(self.index.ntotal, max(k, CANDIDATES)))
         cand = np.sort(cand[0][cand[0] >= 0])          # ascending rows: reads move forward through the file
         exact = self._rows.rows(cand) @ q[0]
