@@ -138,3 +138,38 @@ def test_labels_after_a_bullet_and_run_in_bold_labels_open_sections():
 ])
 def test_thread_and_story_headings(heading, kinds):
     assert heading_kinds(heading) == kinds
+
+
+def test_a_qualifier_after_the_heading_words_does_not_hide_them():
+    assert heading_kinds("Explanation (digest author):") == ["root_cause"]
+    assert heading_kinds("解决方案（楼主确认）") == ["fix"]
+    text = ("Symptom: the first CUDA op fails.\n\nExplanation (digest author):\n  The card is sm_86 and the wheel "
+            "has no kernels for it.\n\n**Resolution (by the reporter, same day).** Installed a cu118 wheel.\n")
+    kinds = {s.kind: s.text for s in split_sections(text)}
+    assert "no kernels" in kinds["root_cause"] and "cu118" in kinds["fix"]
+
+
+def test_torchruns_failure_summary_is_a_log_block_not_a_cause_heading():
+    text = ("train.py FAILED\n------------------------------------------------------------\n"
+            "Root Cause (first observed failure):\n[0]:\n  time      : 2025-05-21_15:43:03\n"
+            "  exitcode  : -9 (pid: 14750)\n============================================================\n\n"
+            "Root cause:\nthe container ran out of host memory.\n")
+    causes = [s.text for s in split_sections(text) if s.kind == "root_cause"]
+    assert causes == ["the container ran out of host memory."]
+
+
+def test_without_a_cause_heading_or_cue_the_conclusion_states_the_cause(tmp_path):
+    from ingest.extract.document import extract_document
+    from ingest.read import read_path
+
+    doc = tmp_path / "notes.md"
+    doc.write_text("# vLLM 启动失败\n\n```\nValueError: The model's max seq len (32768) is larger than the maximum "
+                   "number of tokens that can be stored in KV cache (7344).\n```\n\n## 结论\n\n这张卡扣掉权重以后只放得下 "
+                   "7344 个 token。默认上下文 32768 装不下。\n\n## 团队约定\n\n启动前先算好显存。\n", encoding="utf-8")
+    got = extract_document(read_path(doc, 1_000_000), "notes.md", set())
+    assert got.root_cause.startswith("这张卡扣掉权重以后只放得下 7344 个 token")
+    faq = tmp_path / "faq.md"
+    faq.write_text("# GLIBCXX\n\n**Q：import 报错怎么办？**\n\n**A：** 运行时加载的是 conda 自带的旧版 libstdc++.so.6。"
+                   "\n\n处理步骤：先备份。\n", encoding="utf-8")
+    got = extract_document(read_path(faq, 1_000_000), "faq.md", set())
+    assert "旧版 libstdc++.so.6" in got.root_cause

@@ -89,11 +89,11 @@ def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | froz
     )
 
 
-def conclusion(sections: list[Section]) -> str:
+def conclusion(sections: list[Section]) -> list[str]:
     """The first sentences of a conclusion section ("结论", "Conclusion"): where a write-up without a cause heading or
     cue word says what went wrong."""
     for sec in sections:
         if heading_text(sec.heading).lower() in CONCLUSION:
             sents = [x for x in split_sentences(sec.text) if not x.startswith(("```", "~~~")) and len(x) >= 8]
-            return " ".join(sents[:2])
-    return ""
+            return sents[:2]
+    return []
