@@ -270,3 +270,13 @@ def test_the_program_name_argparse_puts_before_its_error_is_a_prefix():
     assert L.strip_prefixes("RuntimeError: error: x")[0] == "RuntimeError: error: x"
     assert find_error_lines("usage: train.py [-h] [--lr LR]\ntrain.py: error: unrecognized arguments: --local_rank=0\n") \
         == ["error: unrecognized arguments: --local_rank=0"]
+
+
+def test_a_bare_exception_header_takes_the_message_printed_below_it():
+    text = ("Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n    import bitsandbytes\n"
+            "RuntimeError:\n        CUDA Setup failed despite GPU being available. Please run the following\n")
+    assert find_error_lines(text) == ["RuntimeError: CUDA Setup failed despite GPU being available. Please run the "
+                                      "following"]
+    # a header followed by a frame or another error line keeps no continuation
+    assert find_error_lines("KeyError:\n  File \"x.py\", line 2, in f\n") == ["KeyError:"]
+    assert find_error_lines("RuntimeError:\nValueError: bad value\n") == ["RuntimeError:", "ValueError: bad value"]

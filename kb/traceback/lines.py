@@ -412,12 +412,31 @@ def find_error_lines(text: str, *, inline: bool = True, max_chars: int = 2_000_0
             seen.add(key)
             out.append(s)
 
-    for raw in text[:max_chars].splitlines():
+    raws = text[:max_chars].splitlines()
+    for i, raw in enumerate(raws):
         for part in split_glued(raw):
             found = locate_error(part)
             if found is not None and found[0] != "frame":
-                add(found[1])
+                add(_with_continuation(found, raws, i))
             elif inline:
                 for _kind, span in _inline_errors(part):
                     add(span)
     return out
+
+
+_EMPTY_HEADER = re.compile(r"[A-Za-z_][\w.]{0,120}:\s*")
+
+
+def _with_continuation(found: tuple[str, str], raws: list[str], i: int) -> str:
+    """An exception header with nothing after its colon (`RuntimeError:`) takes the next line that is not an error
+    line of its own, as the traceback parser does: libraries that print their message indented below it
+    (bitsandbytes' CUDA setup) would otherwise leave the bare type as the error line."""
+    kind, line = found
+    if kind != "exception" or not _EMPTY_HEADER.fullmatch(line):
+        return line
+    for nxt in raws[i + 1:i + 3]:
+        if nxt.strip():
+            if locate_error(nxt) is None and not nxt.strip().startswith(("File ", "```", "~~~")):
+                return f"{line.rstrip()} {nxt.strip()}"
+            break
+    return line
