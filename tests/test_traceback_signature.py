@@ -469,3 +469,14 @@ def test_a_name_the_entry_itself_varies_is_read_as_the_entrys():
     assert named_like(report, line, [line, other]) is None
     two = signature_of_line("unknown model 'x1' architecture: 'granite'")
     assert named_like(two, line, [line, sibling]) is None
+
+
+def test_the_http_status_tells_an_unauthenticated_request_from_a_forbidden_one():
+    unauth = signature_of_line("huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-68a;b9)")
+    forbidden = signature_of_line("403 Client Error. (Request ID: Root=1-6824e511-0a1d;85e8)")
+    again = signature_of_line("GatedRepoError: 401 Client Error. (Request ID: Root=1-6800c1a8-6951;b91c)")
+    assert (unauth.facts["http.status"], forbidden.facts["http.status"]) == ("401", "403")
+    assert hard_conflicts(forbidden, unauth) and not hard_conflicts(again, unauth)
+    assert similarity(forbidden, unauth)[0] < similarity(again, unauth)[0]
+    assert signature_of_line("RateLimitError: Error code: 429 - {'error': 'x'}").facts["http.status"] == "429"
+    assert "http.status" not in signature_of_line("ValueError: shape 403 mismatch").facts

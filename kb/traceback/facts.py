@@ -376,6 +376,14 @@ def _rule_names(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     return facts, _hint("names:", facts)
 
 
+def _rule_http(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
+    m = _P["http_status"].search(msg)
+    if not m:
+        return {}, None
+    code = next(g for g in m.groups() if g)
+    return {"http.status": code}, f"HTTP status {code}"
+
+
 def _rule_generation(exc_type: str, msg: str) -> tuple[dict[str, str], str | None]:
     facts: dict[str, str] = {}
     m = _P["max_length"].search(msg)
@@ -423,6 +431,7 @@ FACT_RULES: Final[list[tuple[str, FactRule]]] = [
     ("distributed", _rule_distributed),
     ("names", _rule_names),
     ("builds", _rule_builds),
+    ("http", _rule_http),
     ("generation", _rule_generation),
     ("config", _rule_config),
     ("symptoms", _rule_symptoms),
