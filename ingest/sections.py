@@ -104,16 +104,12 @@ _CLAUSE = frozenset("that which we i until for from in on with used applied".spl
 _WHY_ZH = re.compile(r"为什么|原因是什么|怎么回事")
 
 
-def _normalise_heading(text: str) -> str:
+def heading_text(text: str) -> str:
+    """A heading's words without numbering, decoration, a qualifier or a trailing colon."""
     text = _QUALIFIER.sub("", text.strip().strip("*_").strip())
     text = _NUMBERING.sub("", text)
     text = re.sub(r"[:：]\s*$", "", text)
     return _DECOR.sub("", text).strip()
-
-
-def heading_text(heading: str) -> str:
-    """A heading's words without numbering, decoration, a qualifier or a trailing colon."""
-    return _normalise_heading(heading)
 
 
 def _part_kind(part: str) -> SectionKind | None:
@@ -152,7 +148,7 @@ def heading_kinds(text: str) -> list[SectionKind]:
     Returns:
         E.g. ["symptoms", "fix"] for "问题现象与解决方案", ["workaround"] for "临时解决方案".
     """
-    text = _normalise_heading(re.sub(r"^#{1,6}\s*", "", text.strip()))
+    text = heading_text(re.sub(r"^#{1,6}\s*", "", text.strip()))
     if not text:
         return []
     if text.lower() in _ANSWER:
@@ -199,7 +195,7 @@ def _short(line: str, limit_cjk: int = 30, limit_words: int = 8) -> bool:
 
 def is_heading_word(text: str) -> bool:
     """Whether `text` is exactly a heading word or a combination of them ("根本原因与修复", "问题现象 / Symptoms")."""
-    text = _normalise_heading(text)
+    text = heading_text(text)
 
     def exact(part: str) -> bool:
         part = _DECOR.sub("", part).strip()
@@ -357,7 +353,7 @@ def split_sections(text: str) -> list[Section]:
             continue
         kinds = plain_heading(line)
         if kinds and not _RECORD.match(nxt):
-            start(_normalise_heading(line) or line.strip(), kinds, 7, has_md)
+            start(heading_text(line) or line.strip(), kinds, 7, has_md)
             heading_at = i
             i += 1
             continue

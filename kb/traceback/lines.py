@@ -424,15 +424,13 @@ def find_error_lines(text: str, *, inline: bool = True, max_chars: int = 2_000_0
     return out
 
 
-_EMPTY_HEADER = re.compile(r"[A-Za-z_][\w.]{0,120}:\s*")
-
-
 def _with_continuation(found: tuple[str, str], raws: list[str], i: int) -> str:
     """An exception header with nothing after its colon (`RuntimeError:`) takes the next line that is not an error
     line of its own, as the traceback parser does: libraries that print their message indented below it
     (bitsandbytes' CUDA setup) would otherwise leave the bare type as the error line."""
     kind, line = found
-    if kind != "exception" or not _EMPTY_HEADER.fullmatch(line):
+    head = exception_head(line)
+    if kind != "exception" or head is None or (head[1] or "").strip():
         return line
     for nxt in raws[i + 1:i + 3]:
         if nxt.strip():

@@ -25,7 +25,7 @@ import shutil
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import numpy as np
@@ -379,10 +379,13 @@ class OnnxEmbedder:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
         if opts.optimized_model_filepath:
+            saved = Path(opts.optimized_model_filepath)
             try:
-                os.replace(opts.optimized_model_filepath, optimized)
-            except OSError:
-                pass          # another process kept its copy first, or the folder went read-only: load as before
+                os.replace(saved, optimized)        # another process's copy, if any, is the same file
+            except OSError:                         # the folder went read-only: this session runs, the next optimizes
+                with suppress(OSError):
+                    saved.unlink(missing_ok=True)
+
 
     def _ids(self, text: str, max_tokens: int) -> list[int]:
         return self._tok.encode(encodable_text(text), max_tokens)
