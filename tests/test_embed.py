@@ -137,9 +137,7 @@ def test_unpack_survives_a_killed_run_and_is_idempotent(tmp_path):
     assert writing, "the unpacking subprocess never started writing"
     assert [p.name for p in models.iterdir() if not p.name.startswith(".")] == []  # no half folder in place
 
-    start = time.perf_counter()
     folder = unpack_default_model(tmp_path)
-    first_s = time.perf_counter() - start
     assert folder.parent == models and folder.name.startswith(f"{DEFAULT_MODEL}-")
     for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "modules.json",
                  "sentence_bert_config.json", "1_Pooling/config.json", unpack.MARKER):
@@ -151,9 +149,8 @@ def test_unpack_survives_a_killed_run_and_is_idempotent(tmp_path):
     assert json.loads((folder / "config.json").read_text())["model_type"] == "bert"
 
     weights = (folder / "model.safetensors").stat()
-    start = time.perf_counter()
     again = unpack_default_model(tmp_path)
-    assert again == folder and time.perf_counter() - start < max(1.0, first_s / 3)
+    assert again == folder
     assert (folder / "model.safetensors").stat().st_mtime_ns == weights.st_mtime_ns  # reused, not rewritten
     assert [p.name for p in models.iterdir() if not p.name.startswith(".")] == [folder.name]
 

@@ -28,6 +28,15 @@ def folder(cache_dir) -> Path:
     return onnx_e5.ensure_exported(cache_dir)
 
 
+def linked_copy(folder: Path, dest: Path) -> Path:
+    """The exported folder with every file a symlink to the shared one (it is 200+ MB): a test that changes a file
+    unlinks it first, so the shared folder is never written through a link."""
+    dest.mkdir()
+    for f in folder.iterdir():
+        (dest / f.name).symlink_to(f)
+    return dest
+
+
 @pytest.fixture(scope="module")
 def onnx_kb(cache_dir, tmp_path_factory) -> Path:
     from ingest.build import ingest
@@ -189,12 +198,10 @@ def test_encoder_setting_is_validated():
 
 def test_a_folder_exported_before_the_tokenizer_table_is_upgraded_in_place(folder, tmp_path):
     import marshal
-    import shutil
 
     from kb.index.encoder.packed import read_packed
 
-    copy = tmp_path / folder.name
-    shutil.copytree(folder, copy)
+    copy = linked_copy(folder, tmp_path / folder.name)
     (copy / onnx_e5.TOKENIZER).unlink()
     m = read_packed(default_model_file())
     known = "".join(sorted({c for p in m.pieces for c in p}))
@@ -207,10 +214,7 @@ def test_a_folder_exported_before_the_tokenizer_table_is_upgraded_in_place(folde
 
 
 def test_the_graph_is_optimized_once_and_the_kept_copy_gives_the_same_vectors_to_the_bit(folder, tmp_path):
-    import shutil
-
-    copy = tmp_path / folder.name
-    shutil.copytree(folder, copy)
+    copy = linked_copy(folder, tmp_path / folder.name)
     (copy / onnx_e5.OPTIMIZED).unlink()
     texts = [t for t, _ in onnx_e5.check_texts()[:8]]
     first = onnx_e5.OnnxEmbedder(copy)                 # optimizes the graph and keeps the result
@@ -221,10 +225,8 @@ def test_the_graph_is_optimized_once_and_the_kept_copy_gives_the_same_vectors_to
 
 
 def test_a_damaged_tokenizer_file_is_a_clear_error(folder, tmp_path):
-    import shutil
-
-    copy = tmp_path / folder.name
-    shutil.copytree(folder, copy)
+    copy = linked_copy(folder, tmp_path / folder.name)
+    (copy / onnx_e5.TOKENIZER).unlink()
     (copy / onnx_e5.TOKENIZER).write_bytes(b"not a tokenizer file")
     with pytest.raises(ModelUnavailable, match="tokenizer .* cannot be read"):
         onnx_e5.OnnxEmbedder(copy)
