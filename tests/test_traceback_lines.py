@@ -280,3 +280,21 @@ def test_a_bare_exception_header_takes_the_message_printed_below_it():
     # a header followed by a frame or another error line keeps no continuation
     assert find_error_lines("KeyError:\n  File \"x.py\", line 2, in f\n") == ["KeyError:"]
     assert find_error_lines("RuntimeError:\nValueError: bad value\n") == ["RuntimeError:", "ValueError: bad value"]
+
+
+def test_a_one_word_label_before_a_known_message_is_dropped():
+    line = ("err：size mismatch for model.layers.0.q_proj.weight: copying a param with shape torch.Size([4096, 4096]) "
+            "from checkpoint, the shape in current model is torch.Size([0]).")
+    assert find_error_lines(line) == [line[len("err："):]]
+    assert find_error_lines("报错: CUDA error: an illegal memory access was encountered") == [
+        "CUDA error: an illegal memory access was encountered"]
+    # a label before the writer's own words, or before a plain log line, is no error line
+    assert find_error_lines("Cause: the tokenizer files were from an older release") == []
+    assert find_error_lines("Note: loss went to nan after step 300 of the run") == []
+
+
+def test_a_loader_message_quoted_inline_is_an_error_line():
+    msg = "libcudart.so: cannot open shared object file: No such file or directory"
+    assert msg in " ".join(find_error_lines(f"Importing cuML fails with `{msg}` even though the GPU runtime is on."))
+    # a log line in inline code that says no failure is not one
+    assert find_error_lines("The server logs `INFO: Started server process [1234] on port 8000` at start.") == []

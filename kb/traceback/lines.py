@@ -226,6 +226,11 @@ def classify_line(line: str) -> str | None:
     return found[0] if found else None
 
 
+# A writer's one-word label in front of a pasted message (`err：`, `报错:`, `log:`), and the kinds the rest must have
+# for the label to be dropped (a log line or a warning after a label is as often the writer's own note).
+_LABEL = re.compile(r"^[A-Za-z\u4e00-\u9fff]{1,8}\s?[:：]\s{0,3}(?P<rest>\S.{7,})$")
+_STRONG = ("exception", "cuda", "nccl", "cpp", "launcher")
+
 # Where an error tail starts inside a prose line: after a colon (ASCII or full-width) or whitespace, an exception
 # header follows and runs to the end of the line with no further CJK text (`训练时报错：ValueError: ...`).
 _TAIL_START = re.compile(r"(?:[:：]\s{0,3}|\s)(?=(?:[A-Za-z_]\w{0,80}\.){0,10}[A-Z_]\w{0,80}\s?:\s)")
@@ -245,6 +250,11 @@ def locate_error(line: str) -> tuple[str, str] | None:
     kind = _classify_clean(cleaned)
     if kind is not None:
         return kind, cleaned
+    label = _LABEL.match(cleaned)
+    if label:              # `err：size mismatch for ...`: a one-word label before a message a strong pattern knows
+        kind = _classify_clean(label.group("rest"))
+        if kind in _STRONG:
+            return kind, label.group("rest")
     if PATTERNS["code"].match(cleaned) or "Error" not in cleaned and "Exception" not in cleaned:
         return None
     for m in _TAIL_START.finditer(cleaned):
@@ -365,7 +375,7 @@ def _inline_errors(line: str) -> list[tuple[str, str]]:
         kind = _classify_clean(span)
         if kind is not None and kind not in ("frame", "log"):
             out.append((kind, span))
-        elif kind is None and CJK.search(span) is None and said_failure(span):
+        elif kind in (None, "log") and CJK.search(span) is None and said_failure(span):
             out.append(("log", span))          # a library's message quoted in a sentence
     if not out and CJK.search(line):
         for m in _QUOTED.finditer(line):
