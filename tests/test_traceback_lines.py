@@ -78,6 +78,10 @@ def test_classify_line(line, kind):
         ("[1,0]<stderr>:OSError: disk", "OSError: disk"),
         ("worker-3: IndexError: y", "IndexError: y"),
         ("> `RuntimeError`: Expected all tensors", "RuntimeError: Expected all tensors"),
+        # a compose service without a replica number, then FastChat's pipe-separated time, level and stream
+        ("api-server | 2024-04-09 15:39:17 | ERROR | stderr |     raise ValueError(", "raise ValueError("),
+        ("2024-04-09 15:39:17.123 | ERROR    | app.main:run:42 - KeyError: 'x'", "KeyError: 'x'"),
+        ("Qwen-7B | 32k | fits on one A100", "Qwen-7B | 32k | fits on one A100"),
         ("  0%|          | 0/10 [00:00<?, ?it/s]../Indexing.cu:1: f: block: [1,0,0], thread: [2,0,0] Assertion "
          "`a < b` failed.", "../Indexing.cu:1: f: block: [1,0,0], thread: [2,0,0] Assertion `a < b` failed."),
     ],
@@ -298,3 +302,16 @@ def test_a_loader_message_quoted_inline_is_an_error_line():
     assert msg in " ".join(find_error_lines(f"Importing cuML fails with `{msg}` even though the GPU runtime is on."))
     # a log line in inline code that says no failure is not one
     assert find_error_lines("The server logs `INFO: Started server process [1234] on port 8000` at start.") == []
+
+
+def test_a_traceback_in_pipe_separated_log_records_keeps_its_frames():
+    from kb.traceback.parse import parse_report
+
+    text = "\n".join(f"svc | 2024-04-09 15:39:17 | ERROR | stderr | {line}" for line in [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/site-packages/vllm/worker/worker.py", line 71, in init_model',
+        "    _check_if_gpu_supports_dtype(self.model_config.dtype)",
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0."])
+    primary = parse_report(text).primary
+    assert primary.type == "ValueError" and primary.message.startswith("Bfloat16 is only supported")
+    assert [f.function for f in primary.frames] == ["init_model"]
