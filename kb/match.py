@@ -215,18 +215,30 @@ class Matcher:
     def coverage(self, functions: list[str], doc_id: str) -> float:
         """How many of the library functions a traceback passes through this entry talks about: the IDF-weighted
         share of their tokens in the entry (rare ones weigh more). 0 unless the entry speaks of at least two of the
-        functions: one (`from_pretrained`) is where half of any KB passes, and says nothing of the cause."""
+        functions, or of one whose whole name only a few chunks of the KB use (`_check_if_gpu_supports_dtype`): a
+        common one (`from_pretrained`) is where half of any KB passes, and says nothing of the cause."""
         from kb.index.tokenize import tokenize
 
         if self._doc_tokens is None:
             self._doc_tokens = self.kb.store.doc_tokens()
         vocab = self._doc_tokens.get(doc_id, set())
-        per_function = [set(tokenize(f)) for f in set(functions)]
-        if sum(2 * len(toks & vocab) >= len(toks) > 0 for toks in per_function) < 2:
+        names = [tokenize(f) for f in set(functions)]
+        per_function = [set(toks) for toks in names]
+        spoken = sum(2 * len(toks & vocab) >= len(toks) > 0 for toks in per_function)
+        if spoken < 2 and not (spoken and any(self._rare_name(toks, vocab) for toks in names)):
             return 0.0
         known = {t for toks in per_function for t in toks if t in self.idf}
         total = sum(self.idf[t] for t in known)
         return sum(self.idf[t] for t in known if t in vocab) / total if total > 0 else 0.0
+
+    def _rare_name(self, tokens: list[str], vocab) -> bool:
+        """A function name of three parts or more, whole in the entry and in at most `rare_chunks` chunks of the KB
+        (the tokenizer gives an identifier whole first, then its parts)."""
+        whole = tokens[0] if tokens else ""
+        if whole.count("_") < 2 or whole not in vocab:
+            return False
+        n, df = self.kb.sparse.num_docs, self.policy.rare_chunks
+        return self.idf.get(whole, 0.0) >= math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     # -- retrieval: per entry, its best chunk ----------------------------------------------------------------
     def _bm25(self, text: str) -> dict[str, float]:

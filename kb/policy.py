@@ -65,6 +65,7 @@ class MatchPolicy:
     retrieve_depth: int = 256        # retrieval finds: this many chunks per retriever...
     pool_per_retriever: int = 40     # ...of which the entries each retriever ranks best get scored
     profile_cache_max: int = 20_000  # entry profiles kept on a KB too large to profile whole
+    rare_chunks: int = 3             # a function name in at most this many chunks tells where a failure is (coverage)
 
     def event_weight(self, role: str, origin: str) -> float:
         return self.role_weight.get(role, self.other_role_weight) * self.inferred_weight.get(origin, 1.0)
