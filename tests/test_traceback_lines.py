@@ -315,3 +315,10 @@ def test_a_traceback_in_pipe_separated_log_records_keeps_its_frames():
     primary = parse_report(text).primary
     assert primary.type == "ValueError" and primary.message.startswith("Bfloat16 is only supported")
     assert [f.function for f in primary.frames] == ["init_model"]
+
+
+def test_ray_names_the_error_it_relays_after_its_own_type():
+    line = "ray.exceptions.RayTaskError(ValueError): ray::main_task() (pid=6802, ip=172.17.0.4)"
+    assert L.exception_head(line) == ("ray.exceptions.RayTaskError", "ray::main_task() (pid=6802, ip=172.17.0.4)")
+    assert classify_line(line) == "exception"
+    assert L.exception_head("print(x): y") is None          # a call is no type

@@ -125,7 +125,9 @@ def split_glued(line: str) -> list[str]:
 
 # Python exception header: `pkg.mod.SomeError: message` or a bare `SomeError`. Type names are checked afterwards
 # against the type suffixes and bare types of the rules, so `Note: ...` or `Config: ...` are not taken for exceptions.
-EXC_HEAD = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]{0,80}\.){0,10}[A-Z_][\w]{0,80})(?:\s?:(?:\s(?P<msg>.*)|$)|$)")
+# Ray names the error it relays after its own type: `ray.exceptions.RayTaskError(ValueError): ray::main_task() ...`.
+EXC_HEAD = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]{0,80}\.){0,10}[A-Z_][\w]{0,80})(?:\([A-Z_][\w.]{0,80}\))?"
+                      r"(?:\s?:(?:\s(?P<msg>.*)|$)|$)")
 
 
 def compiler_diagnostic(line: str) -> bool:
