@@ -87,9 +87,10 @@ def strip_prefixes(line: str) -> tuple[str, str | None, bool, bool]:
                 continue
             if name in ("rank", "mpi", "ray", "host") and rank is None:
                 rank = m.group(0).strip().rstrip(":")
-            elif name in ("timestamp", "clock", "glued_clock", "logger", "location"):
+            elif name in ("timestamp", "clock", "glued_clock", "logger", "logger_fields", "location"):
                 stamped = True
-                logged_error = logged_error or name == "logger" and m.group(0).lstrip().startswith(("ERROR", "CRITICAL"))
+                logged_error = logged_error or (name in ("logger", "logger_fields")
+                                                and m.group(0).lstrip().startswith(("ERROR", "CRITICAL")))
             line = line[m.end():]
         q = _MD_QUOTE.match(line)
         if q:
