@@ -325,7 +325,7 @@ def _service(svc: dict) -> list[str]:
           if (one := svc.get("one_client")) else []),
         f"| {svc['clients']} | {svc['throughput_rps']} | {svc['p50_ms']} | {svc['p99_ms']} | {svc['errors']} | "
         f"{svc['ready_s']} |",
-        *([f"", f"Throughput at {svc['clients']} clients / 1 client: **{svc['ratio_vs_one_client']}x**."]
+        *(["", f"Throughput at {svc['clients']} clients / 1 client: **{svc['ratio_vs_one_client']}x**."]
           if "ratio_vs_one_client" in svc else []),
         *(["", f"Errors seen: {'; '.join(svc['error_examples'])}"] if svc["errors"] else []),
     ]

@@ -13,7 +13,7 @@ import pytest
 
 from bot.render.markdown import render_match, render_no_match
 from bot.render.slack import diagnosis_blocks, fallback_text
-from kb.config import Settings, load_settings
+from kb.config import load_settings
 from kb.errors import ConfigError
 from kb.lang import answer_lang, report_lang
 from kb.messages import table

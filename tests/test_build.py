@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from kb.config import Settings
 from kb.errors import IndexCorrupt, IndexIncompatible, IndexNotFound
 from kb.index.hybrid import KnowledgeBase
 from kb.models import SCHEMA_VERSION

@@ -4,7 +4,6 @@ the end every delivery is done, every issue has exactly one comment of ours (nev
 are in place: none lost, none processed twice at once. Everything runs on 127.0.0.1."""
 from __future__ import annotations
 
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg

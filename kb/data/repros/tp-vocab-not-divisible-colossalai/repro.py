@@ -21,7 +21,6 @@ group itself and binds every rank to cuda:0; the plugin, Shardformer and the che
 """
 import argparse
 import glob
-import json
 import os
 import socket
 
