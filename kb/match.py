@@ -215,7 +215,7 @@ class Matcher:
     def coverage(self, functions: list[str], doc_id: str) -> float:
         """How many of the library functions a traceback passes through this entry talks about: the IDF-weighted
         share of their tokens in the entry (rare ones weigh more). 0 unless the entry speaks of at least two of the
-        functions, or of one whose whole name only a few chunks of the KB use (`_check_if_gpu_supports_dtype`): a
+        functions, or of one whose whole name only a few chunks of the KB use (`_validate_model_kwargs`): a
         common one (`from_pretrained`) is where half of any KB passes, and says nothing of the cause."""
         from kb.index.tokenize import tokenize
 

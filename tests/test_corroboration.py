@@ -141,11 +141,11 @@ def test_nccls_catch_all_errors_are_symptoms_with_many_causes():
 
 def test_one_rare_function_of_the_traceback_that_the_entry_names_counts(corpus_diagnoser):
     matcher = corpus_diagnoser(DATA / "corpus_frames").matcher
-    bf16 = next(d for d in matcher.docs if d.startswith("vllm_bf16_on_volta"))
-    oom = next(d for d in matcher.docs if d.startswith("worker_oom_at_init"))
-    frames = ["_run_workers", "init_model", "_check_if_gpu_supports_dtype"]
-    # the bf16 entry names one function of the three, but only it in the KB does: that says where the failure is
-    assert matcher.coverage(frames, bf16) > 0.3
-    # one common name (`init_model`, `from_pretrained`: many entries name them) says nothing
+    kwargs = next(d for d in matcher.docs if d.startswith("generate_unused_model_kwargs"))
+    oom = next(d for d in matcher.docs if d.startswith("eval_oom_long_outputs"))
+    frames = ["main", "step", "_validate_model_kwargs"]
+    # the kwargs entry names one function of the three, but only it in the KB does: that says where the failure is
+    assert matcher.coverage(frames, kwargs) > 0.3
+    # one common name (`step`, `from_pretrained`: many entries name them) says nothing
     assert matcher.coverage(frames, oom) == 0.0
-    assert matcher.coverage(["from_pretrained", "_load_state_dict_into_model"], bf16) == 0.0
+    assert matcher.coverage(["from_pretrained", "_load_state_dict_into_meta_model"], kwargs) == 0.0

@@ -126,7 +126,7 @@ def split_glued(line: str) -> list[str]:
 
 # Python exception header: `pkg.mod.SomeError: message` or a bare `SomeError`. Type names are checked afterwards
 # against the type suffixes and bare types of the rules, so `Note: ...` or `Config: ...` are not taken for exceptions.
-# Ray names the error it relays after its own type: `ray.exceptions.RayTaskError(ValueError): ray::main_task() ...`.
+# Ray names the error it relays after its own type: `ray.exceptions.RayTaskError(KeyError): ray::Trainer.fit() ...`.
 EXC_HEAD = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]{0,80}\.){0,10}[A-Z_][\w]{0,80})(?:\([A-Z_][\w.]{0,80}\))?"
                       r"(?:\s?:(?:\s(?P<msg>.*)|$)|$)")
 
@@ -229,7 +229,7 @@ def classify_line(line: str) -> str | None:
     return found[0] if found else None
 
 
-# A writer's one-word label in front of a pasted message (`err：`, `报错:`, `log:`), and the kinds the rest must have
+# A writer's one-word label in front of a pasted message (`error：`, `报错:`, `log:`), and the kinds the rest must have
 # for the label to be dropped (a log line or a warning after a label is as often the writer's own note).
 _LABEL = re.compile(r"^[A-Za-z\u4e00-\u9fff]{1,8}\s?[:：]\s{0,3}(?P<rest>\S.{7,})$")
 _STRONG = ("exception", "cuda", "nccl", "cpp", "launcher")
@@ -254,7 +254,7 @@ def locate_error(line: str) -> tuple[str, str] | None:
     if kind is not None:
         return kind, cleaned
     label = _LABEL.match(cleaned)
-    if label:              # `err：size mismatch for ...`: a one-word label before a message a strong pattern knows
+    if label:              # `报错：size mismatch for ...`: a one-word label before a message a strong pattern knows
         kind = _classify_clean(label.group("rest"))
         if kind in _STRONG:
             return kind, label.group("rest")
