@@ -189,6 +189,9 @@ class Matcher:
         self.model = model or load_model()
         self.docs = kb.documents()
         self.idf = kb.sparse.idf()
+        # the IDF of a token in `rare_chunks` chunks: a function name at least this rare tells where a failure is
+        n, df = kb.sparse.num_docs, policy.rare_chunks
+        self._rare_idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         self._profiles: dict[str, EntryProfile] = {}
         self._last_embedding: tuple[str | None, np.ndarray | None] = (None, None)
         self._doc_tokens: dict[str, set[str]] | None = None
@@ -235,10 +238,7 @@ class Matcher:
         """A function name of three parts or more, whole in the entry and in at most `rare_chunks` chunks of the KB
         (the tokenizer gives an identifier whole first, then its parts)."""
         whole = tokens[0] if tokens else ""
-        if whole.count("_") < 2 or whole not in vocab:
-            return False
-        n, df = self.kb.sparse.num_docs, self.policy.rare_chunks
-        return self.idf.get(whole, 0.0) >= math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return whole.count("_") >= 2 and whole in vocab and self.idf.get(whole, 0.0) >= self._rare_idf
 
     # -- retrieval: per entry, its best chunk ----------------------------------------------------------------
     def _bm25(self, text: str) -> dict[str, float]:

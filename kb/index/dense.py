@@ -88,10 +88,9 @@ _FLAT_IP = b"IxFI"               # the type code FAISS writes first for an Index
 class DenseIndex:
     def __init__(self, gen: Path):
         with open(gen / INDEX_FILE, "rb") as f:
-            flat = f.read(4) == _FLAT_IP
-        self.exact = flat
+            self.exact = f.read(4) == _FLAT_IP
         self._rows = None
-        if flat:
+        if self.exact:
             # Exact search is one matrix-vector product over the chunk vectors, which vectors.npy holds as FAISS's
             # flat index does: a one-shot `diagnose` need not import FAISS and read its copy (a twentieth of it).
             self._vectors = np.load(gen / VECTORS, mmap_mode="r")

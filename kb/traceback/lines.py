@@ -68,6 +68,11 @@ def clean_line(line: str) -> str:
     return _MD_TYPE.sub(r"\1", line.strip())
 
 
+# Prefixes that start a new log record; those a logger writes carry the record's level.
+_LOGGERS = ("logger", "logger_fields")
+_STAMPS = ("timestamp", "clock", "glued_clock", "location", *_LOGGERS)
+
+
 def strip_prefixes(line: str) -> tuple[str, str | None, bool, bool]:
     """Remove ANSI codes and launcher/timestamp prefixes but keep the indentation of what follows.
 
@@ -87,10 +92,10 @@ def strip_prefixes(line: str) -> tuple[str, str | None, bool, bool]:
                 continue
             if name in ("rank", "mpi", "ray", "host") and rank is None:
                 rank = m.group(0).strip().rstrip(":")
-            elif name in ("timestamp", "clock", "glued_clock", "logger", "logger_fields", "location"):
+            elif name in _STAMPS:
                 stamped = True
-                logged_error = logged_error or (name in ("logger", "logger_fields")
-                                                and m.group(0).lstrip().startswith(("ERROR", "CRITICAL")))
+                level = m.group(0).lstrip()
+                logged_error = logged_error or name in _LOGGERS and level.startswith(("ERROR", "CRITICAL"))
             line = line[m.end():]
         q = _MD_QUOTE.match(line)
         if q:
