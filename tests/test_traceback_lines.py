@@ -322,3 +322,38 @@ def test_ray_names_the_error_it_relays_after_its_own_type():
     assert L.exception_head(line) == ("ray.exceptions.RayTaskError", "ray::Trainer.fit() (pid=4121, ip=10.0.3.7)")
     assert classify_line(line) == "exception"
     assert L.exception_head("print(x): y") is None          # a call is no type
+
+
+def test_an_ipython_traceback_gives_its_exception_not_the_source_line_it_points_at():
+    text = ("File ~/proj/net.py:42, in Net.forward(self, x)\n"
+            "     41     h = self.body(x)\n"
+            "---> 42     raise ValueError(f\"bad shape {h.shape}\")\n"
+            "\n"
+            "ValueError: bad shape torch.Size([4, 10])\n")
+    assert find_error_lines(text) == ["ValueError: bad shape torch.Size([4, 10])"]
+    assert classify_line("---> 42     raise ValueError(f\"bad shape {h.shape}\")") == "frame"
+    assert classify_line("File ~/proj/net.py:42, in Net.forward(self, x)") == "frame"
+
+
+def test_the_line_that_ends_a_traceback_is_an_error_line_whatever_its_type_is_called():
+    text = ("Traceback (most recent call last):\n"
+            '  File "train.py", line 9, in <module>\n'
+            "    model = torch.compile(model)(batch)\n"
+            "torch._dynamo.exc.Unsupported: call_method UserDefinedObjectVariable(Sampler) draw\n")
+    assert find_error_lines(text) == ["torch._dynamo.exc.Unsupported: call_method UserDefinedObjectVariable(Sampler) "
+                                      "draw"]
+    # outside a traceback, the same shape is a writer's label or a setting, not an error
+    assert find_error_lines("Sampler.Config: draw three times per step\nNote: this is expected") == []
+
+
+def test_llama_cpp_error_records_are_error_lines_and_its_info_records_are_not():
+    text = ("0.00.000.512 I build: 4521 (e2a4f1c) with cc (GCC) 13.2\n"
+            "0.01.002.310 E llama_model_load: error loading model: missing tensor 'blk.0.attn_q.weight'\n")
+    assert find_error_lines(text) == ["0.01.002.310 E llama_model_load: error loading model: missing tensor "
+                                      "'blk.0.attn_q.weight'"]
+
+
+def test_pips_note_under_a_failed_build_is_no_error_line():
+    text = ("error: subprocess-exited-with-error\n"
+            "note: This error originates from a subprocess, and is likely not a problem with pip.\n")
+    assert find_error_lines(text) == ["error: subprocess-exited-with-error"]

@@ -178,6 +178,21 @@ def exception_head(line: str) -> tuple[str, str | None] | None:
     return typ, m.group("msg")
 
 
+def traceback_head(line: str) -> tuple[str, str | None] | None:
+    """An exception header with any CamelCase or dotted type, as the line that ends a traceback may be
+    (`pyarrow.lib.ArrowInvalid: ...`, `exc.Unsupported: ...`); elsewhere only `exception_head`'s types count."""
+    m = EXC_HEAD.match(line)
+    if not m:
+        return None
+    typ, msg = m.group("type"), m.group("msg")
+    if exception_head(line) is not None:
+        return typ, msg
+    last = typ.rsplit(".", 1)[-1]
+    if msg is not None and ("." in typ or sum(ch.isupper() for ch in last) >= 2):
+        return typ, msg
+    return None
+
+
 def _classify_clean(line: str) -> str | None:
     """Classify an already cleaned line."""
     if not line or CARETS.match(line) or PATTERNS["boilerplate"].match(line) or PATTERNS["empty_log"].match(line):
@@ -431,14 +446,23 @@ def find_error_lines(text: str, *, inline: bool = True, max_chars: int = 2_000_0
             out.append(s)
 
     raws = text[:max_chars].splitlines()
+    in_traceback = False          # after a frame, and only indented lines (its source lines) since
     for i, raw in enumerate(raws):
+        if not raw.strip():
+            continue
         for part in split_glued(raw):
             found = locate_error(part)
+            if found is None and in_traceback and not raw[:1].isspace():
+                cleaned = clean_line(part)
+                if traceback_head(cleaned) is not None:
+                    found = ("exception", cleaned)    # the line that ends a traceback, whatever its type's name
             if found is not None and found[0] != "frame":
                 add(_with_continuation(found, raws, i))
             elif inline:
                 for _kind, span in _inline_errors(part):
                     add(span)
+        kind = classify_line(raw)
+        in_traceback = kind == "frame" or (in_traceback and raw[:1].isspace() and kind is None)
     return out
 
 

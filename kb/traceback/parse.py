@@ -222,7 +222,7 @@ def _embedded_events(lines: list[Line]) -> list[ErrorEvent]:
         if ln.fence or ln.kind is not None:
             continue
         for tail in L.embedded_errors(ln.s):
-            head = _exc_head(tail)
+            head = L.traceback_head(tail)
             out.append(ErrorEvent(kind=L.classify_line(tail) or "exception", type=head[0] if head else None,
                                   message=(head[1] or "").strip() if head else tail, lines=[tail], origin="inline",
                                   position=ln.idx))
@@ -276,20 +276,6 @@ def _streams(lines: list[Line], notes: list[str]) -> list[list[Line]]:
 # ------------------------------------------------------------------------------------------------------------------
 # One stream → events
 # ------------------------------------------------------------------------------------------------------------------
-
-def _exc_head(s: str) -> tuple[str, str | None] | None:
-    """A Python exception header with any CamelCase type (the end of a traceback allows `exc.Unsupported: ...`)."""
-    m = L.EXC_HEAD.match(s)
-    if not m:
-        return None
-    typ, msg = m.group("type"), m.group("msg")
-    if L.exception_head(s) is not None:
-        return typ, msg
-    last = typ.rsplit(".", 1)[-1]
-    if msg is not None and ("." in typ or sum(ch.isupper() for ch in last) >= 2):
-        return typ, msg
-    return None
-
 
 # A line that starts a record of its own (`x.cu:12: kernel: block: [...] Assertion ...`, `[E file.cpp:3]`).
 _RECORD_START = re.compile(r"^(?:terminate called|\S{1,400}\.\w{1,4}:\d+:\s|\[[EWIF] [\w.]+:\d+\]|[\w.-]{1,80}:\d+:\d+ \[\d+\] NCCL)")
@@ -348,7 +334,7 @@ def _event_from_header(lines: list[Line], i: int, st: _State, after_traceback: b
     ln = lines[i]
     s = ln.tail or ln.s
     kind = ln.kind if ln.kind not in (None, "frame") else "exception"
-    head = _exc_head(s)
+    head = L.traceback_head(s)
     etype: str | None = None
     message = s
     if head is not None and (L.exception_head(s) is not None or kind == "exception"):
@@ -410,21 +396,21 @@ def _frames_block(lines: list[Line], i: int, st: _State) -> tuple[list[Frame], i
             j += 1
         if j < len(lines):
             nxt = lines[j]
-            if (nxt.s and not nxt.fence_mark and nxt.kind != "frame" and not _exc_head(nxt.s)
+            if (nxt.s and not nxt.fence_mark and nxt.kind != "frame" and not L.traceback_head(nxt.s)
                     and nxt.indent >= ln.indent and not (L.CJK.search(nxt.s) and not nxt.fence)):
                 code = nxt.s
                 j += 1
                 if _OPEN_RAISE.match(code.strip()):
                     # Python 3.11+ prints the whole statement: the message of `raise X(\n f"..."\n)` is below it.
                     while (j < len(lines) and len(code) < 2000 and lines[j].s and lines[j].kind != "frame"
-                           and lines[j].indent > nxt.indent and not _exc_head(lines[j].s)):
+                           and lines[j].indent > nxt.indent and not L.traceback_head(lines[j].s)):
                         code += " " + lines[j].s.strip()
                         j += 1
                     if j < len(lines) and lines[j].s.strip() == ")":
                         code += ")"
                         j += 1
                 fr = fr.model_copy(update={"code": code})
-            elif nxt.s and nxt.kind is None and _exc_head(nxt.s) and nxt.indent > ln.indent:
+            elif nxt.s and nxt.kind is None and L.traceback_head(nxt.s) and nxt.indent > ln.indent:
                 fr = fr.model_copy(update={"code": nxt.s})   # an indented `Foo(x): ...`-like source line
                 j += 1
         frames.append(fr)
@@ -548,7 +534,7 @@ def _parse_stream(lines: list[Line], st: _State) -> list[ErrorEvent]:
         if ln.kind == "frame":                     # C++ frames outside a message
             i += 1
             continue
-        if frames and ln.kind is None and _exc_head(s) and ln.indent <= 2 and not L.CJK.search(s):
+        if frames and ln.kind is None and L.traceback_head(s) and ln.indent <= 2 and not L.CJK.search(s):
             ln = Line(ln.idx, ln.text, s, ln.rank, ln.stamped, ln.fence, False, "exception", None)
             lines[i] = ln
         if ln.kind is not None:
@@ -601,7 +587,7 @@ def _inline_events(lines: list[Line]) -> list[ErrorEvent]:
                 out.append(ErrorEvent(kind="log", message=span, lines=[span], origin="prose", position=ln.idx))
         for m in _QUOTED_TYPED.finditer(s):
             span = m.group("span").strip()
-            head = _exc_head(span)
+            head = L.traceback_head(span)
             if head and L.PATTERNS["type_suffix"].search(head[0]):
                 out.append(ErrorEvent(kind="exception", type=head[0], message=(head[1] or "").strip(), lines=[span],
                                       origin="inline", position=ln.idx))
