@@ -450,8 +450,12 @@ def find_error_lines(text: str, *, inline: bool = True, max_chars: int = 2_000_0
     for i, raw in enumerate(raws):
         if not raw.strip():
             continue
-        for part in split_glued(raw):
+        parts = split_glued(raw)
+        whole = None                  # what the whole line is (classify_line), read once when it is not split
+        for part in parts:
             found = locate_error(part)
+            if len(parts) == 1:
+                whole = found
             if found is None and in_traceback and not raw[:1].isspace():
                 cleaned = clean_line(part)
                 if traceback_head(cleaned) is not None:
@@ -461,7 +465,9 @@ def find_error_lines(text: str, *, inline: bool = True, max_chars: int = 2_000_0
             elif inline:
                 for _kind, span in _inline_errors(part):
                     add(span)
-        kind = classify_line(raw)
+        if len(parts) > 1:
+            whole = locate_error(raw)
+        kind = whole[0] if whole else None
         in_traceback = kind == "frame" or (in_traceback and raw[:1].isspace() and kind is None)
     return out
 
