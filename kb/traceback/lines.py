@@ -172,10 +172,14 @@ def exception_head(line: str) -> tuple[str, str | None] | None:
     if not m:
         return None
     typ = m.group("type")
-    last = typ.rsplit(".", 1)[-1]
-    if not (PATTERNS["type_suffix"].search(last) or last in _BARE_TYPES):
+    if not _named_as_exception(typ.rsplit(".", 1)[-1]):
         return None
     return typ, m.group("msg")
+
+
+def _named_as_exception(last: str) -> bool:
+    """A type's last name ends as exception types do (`...Error`), or is one of the bare types."""
+    return PATTERNS["type_suffix"].search(last) is not None or last in _BARE_TYPES
 
 
 def traceback_head(line: str) -> tuple[str, str | None] | None:
@@ -185,10 +189,8 @@ def traceback_head(line: str) -> tuple[str, str | None] | None:
     if not m:
         return None
     typ, msg = m.group("type"), m.group("msg")
-    if exception_head(line) is not None:
-        return typ, msg
     last = typ.rsplit(".", 1)[-1]
-    if msg is not None and ("." in typ or sum(ch.isupper() for ch in last) >= 2):
+    if _named_as_exception(last) or msg is not None and ("." in typ or sum(ch.isupper() for ch in last) >= 2):
         return typ, msg
     return None
 
