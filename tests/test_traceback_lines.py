@@ -357,3 +357,15 @@ def test_pips_note_under_a_failed_build_is_no_error_line():
     text = ("error: subprocess-exited-with-error\n"
             "note: This error originates from a subprocess, and is likely not a problem with pip.\n")
     assert find_error_lines(text) == ["error: subprocess-exited-with-error"]
+
+
+@pytest.mark.parametrize("line", [
+    "GGML_ASSERT: /build/ggml/src/ggml-quants.c:4120: n % QK_K == 0",
+    "/src/ggml/ggml-backend.c:512: GGML_ASSERT(buf != NULL && \"tensor buffer not set\") failed",
+])
+def test_llama_cpps_assert_is_an_error_line_in_either_wording(line):
+    assert find_error_lines("loading the model\n" + line + "\nAborted\n")[0] == line
+
+
+def test_a_ggml_assert_in_c_source_is_no_error_line():
+    assert find_error_lines("static void f(int n) {\n    GGML_ASSERT(n > 0);\n}\n") == []
