@@ -369,3 +369,17 @@ def test_llama_cpps_assert_is_an_error_line_in_either_wording(line):
 
 def test_a_ggml_assert_in_c_source_is_no_error_line():
     assert find_error_lines("static void f(int n) {\n    GGML_ASSERT(n > 0);\n}\n") == []
+
+
+@pytest.mark.parametrize("line", [
+    "llama_model_load: error loading model: unknown model architecture: 'mystery'",
+    "error loading model: missing tensor 'output_norm.weight'",
+    "llama.cpp error: 'error loading model hyperparameters: key not found in model'",
+    "llama_load_model_from_file: failed to load model",
+])
+def test_llama_cpps_loader_failures_are_error_lines(line):
+    assert find_error_lines("loading the GGUF file\n" + line + "\n") == [line]
+
+
+def test_a_sentence_about_an_error_loading_a_model_is_no_error_line():
+    assert find_error_lines("I got an error loading model weights yesterday, any idea?") == []
