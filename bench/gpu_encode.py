@@ -13,8 +13,10 @@ alone is 68 MiB (65 MB even with xz):
   full model's CPU vectors of a sample for `run` to compare with. The transformer itself, where the time goes, is
   untouched.
 * `run PACK` (on the GPU): unpack that file with the project's own `unpack_default_model`, load it with the project's
-  `SentenceTransformerEmbedder` on CUDA, cast it to fp16, and time `encode_passages` over all chunk texts at a few
-  batch sizes, after one warm-up pass. Prints one JSON object (and writes it with `--json`).
+  `SentenceTransformerEmbedder` on CUDA as ingest does (float16, the next batch tokenized on all cores while the GPU
+  runs this one), and time `encode_passages` over all chunk texts, called as ingest calls it, at a few forward
+  batch sizes after one warm-up pass; then the same with tokenizing and the forward in turn (on one core, then on
+  all), for the ratio in one run. Prints one JSON object (and writes it with `--json`).
 
     python -m bench.gpu_encode pack .gpu/encode            # here
     python -m bench.gpu_encode run .gpu/encode --json OUT  # on the GPU machine
@@ -166,7 +168,15 @@ def pack(out: Path, docs: int, seed: int, work: Path) -> dict:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+# the variants `run` times, each as (name, prefetch, tokenizer threads on): the path ingest takes on a GPU last, the
+# 2026-11-26 one (tokenizing and the forward in turn, one core) first, for the ratio in one run
+VARIANTS = (("serial, one tokenizer thread", False, False), ("serial, all cores tokenize", False, True),
+            ("prefetch, all cores tokenize (ingest's path)", True, True))
+
+
 def run(pack_dir: Path, batches: list[int], repeat: int) -> dict:
+    import os
+
     import torch
 
     from kb.index.encoder.torch_runtime import SentenceTransformerEmbedder
@@ -178,11 +188,11 @@ def run(pack_dir: Path, batches: list[int], repeat: int) -> dict:
     ref = np.load(pack_dir / REFERENCE)
     with tempfile.TemporaryDirectory() as tmp:
         folder = unpack_default_model(Path(tmp), source=pack_dir / BIN)
-        emb = SentenceTransformerEmbedder(folder, device="cuda", forward_batch=max(batches))
-    emb.model.half()
+        emb = SentenceTransformerEmbedder(folder, device="cuda")       # what load_embedder gives ingest on a GPU
     props = torch.cuda.get_device_properties(0)
     result = {"device": f"{props.name} ({props.total_memory / 2**30:.1f} GiB)", "torch": torch.__version__,
-              "cuda": torch.version.cuda, "python": platform.python_version(), "dtype": "float16",
+              "cuda": torch.version.cuda, "python": platform.python_version(),
+              "dtype": str(next(emb.model.parameters()).dtype).replace("torch.", ""), "cpu_cores": os.cpu_count(),
               "chunks": len(texts), "runs": []}
     try:
         import sentence_transformers
@@ -190,23 +200,32 @@ def run(pack_dir: Path, batches: list[int], repeat: int) -> dict:
         result.update(sentence_transformers=sentence_transformers.__version__, transformers=transformers.__version__)
     except ImportError:
         pass
-    emb.forward_batch = batches[0]
-    emb.encode_passages(texts[:4096], batch_size=batches[0])          # warm-up: kernels, allocator, tokenizer
-    for batch in batches:
-        emb.forward_batch = batch
-        for _ in range(repeat):
-            torch.cuda.synchronize()
-            started = time.perf_counter()
-            vecs = emb.encode_passages(texts, batch_size=batch)
-            torch.cuda.synchronize()
-            seconds = time.perf_counter() - started
-            result["runs"].append({"batch": batch, "seconds": round(seconds, 2),
-                                   "chunks_per_s": round(len(texts) / seconds, 1),
-                                   "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2)})
+    emb.encode_passages(texts[:4096])                                 # warm-up: kernels, allocator, tokenizer
+    for name, prefetch, threads in VARIANTS:
+        emb.prefetch = prefetch
+        os.environ["TOKENIZERS_PARALLELISM"] = "true" if threads else "false"
+        for batch in batches:
+            emb.forward_batch = batch
+            for _ in range(repeat):
+                torch.cuda.synchronize()
+                started = time.perf_counter()
+                # as ingest calls it: progress granularity 32, the embedder's own batches
+                vecs = emb.encode_passages(texts, batch_size=32 if prefetch else batch, progress=lambda n: None)
+                torch.cuda.synchronize()
+                seconds = time.perf_counter() - started
+                result["runs"].append({"variant": name, "batch": batch, "seconds": round(seconds, 2),
+                                       "chunks_per_s": round(len(texts) / seconds, 1),
+                                       "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2)})
+                print(json.dumps(result["runs"][-1]), flush=True)
+            cos = np.sum(vecs[ref["index"]] * ref["vectors"], axis=1)
+            result["runs"][-1]["vs_fp32_cpu_cosine_min"] = round(float(cos.min()), 5)
     cos = np.sum(vecs[ref["index"]] * ref["vectors"], axis=1)
     result["fp16_gpu_vs_fp32_cpu_cosine"] = {"min": round(float(cos.min()), 5), "mean": round(float(cos.mean()), 6),
                                              "sample": int(len(cos))}
-    result["best_chunks_per_s"] = max(r["chunks_per_s"] for r in result["runs"])
+    shipped = [r for r in result["runs"] if r["variant"] == VARIANTS[-1][0]]
+    result["best_chunks_per_s"] = max(r["chunks_per_s"] for r in shipped)
+    result["serial_one_thread_chunks_per_s"] = max(r["chunks_per_s"] for r in result["runs"]
+                                                   if r["variant"] == VARIANTS[0][0])
     return result
 
 
@@ -220,7 +239,7 @@ def main() -> None:
     p.add_argument("--work", type=Path, default=Path(".cache/bench/gpu-work"))
     r = sub.add_parser("run", help="time encode_passages on CUDA in fp16")
     r.add_argument("pack", type=Path)
-    r.add_argument("--batch", type=int, nargs="+", default=[256, 512, 1024])
+    r.add_argument("--batch", type=int, nargs="+", default=[1024, 2048])
     r.add_argument("--repeat", type=int, default=2)
     r.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()

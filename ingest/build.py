@@ -173,7 +173,7 @@ def ingest(
     elsewhere (kb sources such as github:OWNER/REPO#N), built alongside the files (`paths` may then be empty).
     `known_vectors(encoder)`: vectors this encoder gives, by the sha256 of a chunk's text (the starter KB's shipped
     ones); a chunk found there is not embedded again."""
-    from kb.index.encoder.factory import resolve_encoder
+    from kb.index.encoder.factory import ONNX_INT8, index_device, resolve_encoder
     from kb.index.tokenize import TOKENIZER_VERSION, tokenize
 
     started = time.perf_counter()
@@ -186,7 +186,8 @@ def ingest(
         raise BadInput(f"No postmortems found in {given} (looked for {' '.join(SUFFIXES)} files; hidden ones are left "
                        f"out); nothing was ingested")
     kb_dir = Path(kb_dir)
-    encoder = resolve_encoder(settings.model, settings.cache_dir, settings.encoder)
+    device = "cpu" if settings.encoder == ONNX_INT8 else index_device(settings.device)
+    encoder = resolve_encoder(settings.model, settings.cache_dir, settings.encoder, device)
     with _locked(kb_dir):
         prev, damaged = _open_previous(kb_dir, settings.model, encoder, report)
         if repair and prev is None:
@@ -268,7 +269,7 @@ def ingest(
             return report
         _dedupe_doc_ids(rows)
         embedder = _fill_vectors(rows, prev, prev_vectors if same_model else None, known_vectors, encoder, settings,
-                                 report, tick)
+                                 report, tick, device)
         dim = _dimension(rows, embedder, prev)
 
         tick("index", 0, 1)
@@ -309,10 +310,10 @@ def _read_files(files: list[tuple[Path, str]], max_bytes: int, report: IngestRep
 
 def _fill_vectors(rows: dict[str, _Row | _Kept], prev: store.KBStore | None, prev_vectors: np.ndarray | None,
                   known_vectors: Callable[[str], dict[str, np.ndarray]] | None, encoder: str, settings: Settings,
-                  report: IngestReport, tick: Progress):
+                  report: IngestReport, tick: Progress, device: str = "cpu"):
     """Give every new chunk its vector: the previous generation's for the same text (`prev_vectors`, when they are
     this encoder's), then shipped ones (`known_vectors`), and only then the encoder's. Returns the embedder when it
-    was loaded (None otherwise)."""
+    was loaded (None otherwise). `device` places the torch encoder (kb.index.encoder.factory.index_device)."""
     from kb.index.encoder.factory import load_embedder
 
     missing = [(r, j) for r in rows.values() if isinstance(r, _Row) for j, v in enumerate(r.vectors) if v is None]
@@ -341,7 +342,7 @@ def _fill_vectors(rows: dict[str, _Row | _Kept], prev: store.KBStore | None, pre
             missing = still
     if not missing:
         return None
-    embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=encoder)
+    embedder = load_embedder(settings.model, settings.cache_dir, purpose="index", encoder=encoder, device=device)
     texts = [r.chunks[j].text for r, j in missing]
     done = 0
 

@@ -90,6 +90,8 @@ def ensure_starter_kb(settings: Settings, progress: Progress | None = None) -> P
     from kb.index.encoder.factory import resolve_encoder
 
     kb_dir = starter_kb_dir(settings)
+    # the starter KB is small and ships its vectors: it is embedded the same way on every machine, GPU or not
+    settings = settings.model_copy(update={"device": "cpu"})
     encoder = resolve_encoder(settings.model, settings.cache_dir, settings.encoder)
     # new entries, new extraction code or another encoder (TRIAGE_ENCODER): bring it up to date
     want = f"{entries_hash()} {EXTRACTOR_VERSION} {encoder}"

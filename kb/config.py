@@ -48,6 +48,10 @@ class Settings(BaseModel):
         "auto",
         description="Runtime of the bundled model: onnx-int8 (exported and quantized locally at first use), torch "
                     "(float32), or auto: onnx-int8 when it agrees with float32 on the check texts, else torch")
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto",
+        description="Where ingest embeds: cuda (the torch runtime in float16 on the first CUDA GPU), cpu, or auto: "
+                    "cuda when a CUDA GPU is usable here, which then takes the place of onnx-int8 for new KBs")
     max_file_bytes: int = Field(5_000_000, description="Files larger than this are skipped by ingest")
     max_report_bytes: int = Field(2_000_000, description="Reports are cut to this size before parsing")
     lang: Literal["auto", "en", "zh"] = Field(

@@ -164,3 +164,17 @@ def test_import_scale_imports_every_issue_and_a_second_run_costs_one_request(tmp
     assert got["chunks"] == got["embedded"] > 12 and got["peak_rss_mib"] > 0
     assert got["requests"] == got["requests_served"] - 1 == 1 + 2 * 12 + 1, "listing, comments and timeline each"
     assert got["second_run"] == {**got["second_run"], "requests": 1, "not_modified": 1, "embedded": 0, "fetched": 0}
+
+
+def test_gpu_target_reads_the_newest_h100_run(tmp_path):
+    from bench import report
+
+    assert report._gpu_target(tmp_path)[2] is None
+    run = {"best_chunks_per_s": 2601.0, "dtype": "float16", "chunks": 55269}
+    (tmp_path / "2026-11-26-encode-h100.json").write_text(json.dumps(run))
+    name, measured, met, why = report._gpu_target(tmp_path)
+    assert (met, measured.split(" chunks/s")[0]) == (False, "2,601") and "tokenizer" in why
+    (tmp_path / "2026-11-27-encode-h100.json").write_text(json.dumps({**run, "best_chunks_per_s": 6225.0}))
+    (tmp_path / "2026-11-28-encode-h200.json").write_text(json.dumps({**run, "best_chunks_per_s": 1.0}))
+    assert report._gpu_target(tmp_path)[1:3] == ("6,225 chunks/s, float16, 55,269 chunks (2026-11-27, by hand; "
+                                                 "section 7)", True)

@@ -243,3 +243,46 @@ def test_unknown_models_raise_model_unavailable(cache_dir):
         load_embedder("/no/such/folder/model", cache_dir, "query")
     with pytest.raises(ValueError):
         load_embedder(DEFAULT_MODEL, cache_dir, "both")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- the GPU path, exercised on CPU
+
+
+@pytest.mark.slow
+def test_prefetched_batches_give_the_same_vectors_and_progress(st, cache_dir):
+    """The path a CUDA device takes (next batch tokenized in a thread while this one runs, batches of at least
+    `forward_batch`), run on CPU: the same vectors as the plain path, in input order, with progress per batch."""
+    piped = SentenceTransformerEmbedder(unpack_default_model(cache_dir), forward_batch=4, prefetch=True)
+    texts = TEXTS + LONG + [f"chunk {i}: NCCL error in ProcessGroupNCCL.cpp, rank {i}" for i in range(10)]
+    done: list[int] = []
+    v = piped.encode_passages(texts, batch_size=2, progress=done.append)
+    assert done == [4, 4, 4, 4, 4, 1] and sum(done) == len(texts)
+    assert cosines(v, st.encode_passages(texts)).min() > 0.99999
+    assert np.allclose(piped.encode_queries(TEXTS[:3]), st.encode_queries(TEXTS[:3]), atol=1e-5)
+    assert piped.encode_passages([]).shape == (0, 384)
+
+
+def test_device_follows_the_setting_and_says_why_cuda_is_missing(monkeypatch):
+    from kb.index.encoder import factory
+
+    assert factory.index_device("cpu") == "cpu"
+    monkeypatch.setattr(factory.shutil, "which", lambda name: None)
+    monkeypatch.setattr(factory, "Path", lambda p: Path("/no/such") / p.lstrip("/"))
+    assert factory.index_device("auto") == "cpu"
+    with pytest.raises(ModelUnavailable, match="TRIAGE_DEVICE=cuda, but no CUDA GPU .*no NVIDIA driver"):
+        factory.index_device("cuda")
+    # auto on a GPU: the float16 torch runtime instead of onnx-int8; a named encoder is kept
+    assert factory.resolve_encoder(DEFAULT_MODEL, Path("/unused"), "auto", device="cuda") == factory.TORCH
+    assert factory.resolve_encoder(DEFAULT_MODEL, Path("/unused"), "torch", device="cpu") == factory.TORCH
+
+
+def test_cuda_setting_without_a_gpu_is_a_clear_ingest_error(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# NCCL timeout\n\nRuntimeError: NCCL communicator was aborted\n")
+    env = {**os.environ, "TRIAGE_DEVICE": "cuda", "TRIAGE_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "ingest", str(folder), "--kb", str(tmp_path / "kb")],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode != 0
+    assert "TRIAGE_DEVICE=cuda, but no CUDA GPU is usable here" in r.stderr
+    assert "Traceback" not in r.stderr

