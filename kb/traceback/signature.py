@@ -273,6 +273,28 @@ def _api_error_message(message: str) -> str | None:
     return None
 
 
+# pydantic prints an error raised inside a validator as `Value error, <message> [type=value_error, input_value=...]`
+# (`Assertion failed, ...` for an assert), under `1 validation error for <Model>` and the field's name: the same
+# failure as `ValueError: <message>` raised without pydantic in between (another release, a plain check).
+_VALIDATOR = re.compile(r"""^(?:1\ validation\ error\ for\ [\w.]+\s+(?:[\w.\[\]-]+\s+)?)?
+                            (?P<kind>Value\ error|Assertion\ failed),\ (?P<msg>.+?)
+                            (?:\s*\[type=\w+[^\]]*\]?)?(?:\s*For\ further\ information\ visit\ \S+)?\s*$""", re.S | re.X)
+_VALIDATOR_TYPES: Final = {"Value error": "ValueError", "Assertion failed": "AssertionError"}
+# Python 3.10+ ends an AttributeError/NameError/ImportError with a guess at the name meant (`Did you mean:
+# 'tokenize'?`): it depends on the object's other names and the interpreter, not on the failure
+_SUGGESTION = re.compile(r"""\.?\s+Did\ you\ mean:?\ ['"`][\w.]{1,120}['"`]\s?\??\s*$""", re.X)
+
+
+def _validator_error(exc_type: str | None, message: str) -> tuple[str, str] | None:
+    """(type, message) of the error a pydantic validator raised, when `message` is pydantic's rendering of one."""
+    if exc_type is not None and exc_type.rsplit(".", 1)[-1] != "ValidationError":
+        return None
+    m = _VALIDATOR.match(message)
+    if not m or len(m.group("msg").split()) < 3:
+        return None
+    return _VALIDATOR_TYPES[m.group("kind")], m.group("msg").strip()
+
+
 def make_signature(exc_type: str | None, message: str) -> Signature:
     """Signature of one error.
 
@@ -291,6 +313,13 @@ def make_signature(exc_type: str | None, message: str) -> Signature:
     if len(message) > 2 and message[0] == message[-1] == "`" and message.count("`") == 2:
         message = message[1:-1].strip()          # `Error: \`param: copying a param ...\``
         steps.append("unwrapped a message quoted in backticks")
+    if (hint := _SUGGESTION.search(message)) is not None and hint.start() > 0:
+        message = message[:hint.start()]
+        steps.append("dropped the interpreter's guess at the name meant (Did you mean ...?)")
+    raised = _validator_error(exc_type, message)
+    if raised is not None:
+        steps.append(f"took the {raised[0]} a pydantic validator raised out of its validation error")
+        exc_type, message = raised
     body = _api_error_message(message)
     if body is not None:
         message = body
