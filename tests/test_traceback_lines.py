@@ -383,3 +383,12 @@ def test_llama_cpps_loader_failures_are_error_lines(line):
 
 def test_a_sentence_about_an_error_loading_a_model_is_no_error_line():
     assert find_error_lines("I got an error loading model weights yesterday, any idea?") == []
+
+
+def test_a_level_before_a_bracketed_source_file_is_a_log_prefix():
+    for line in ("ERROR [engine.py] RuntimeError: worker died while loading shard 3",
+                 "WARNING  [scheduler.py:88] RuntimeError: worker died while loading shard 3",
+                 "[engine.py:412] RuntimeError: worker died while loading shard 3"):
+        assert clean_line(line) == "RuntimeError: worker died while loading shard 3", line
+    # a bracketed file with neither a level before it nor a line number is not taken for a prefix
+    assert clean_line("[engine.py] RuntimeError: worker died").startswith("[engine.py]")

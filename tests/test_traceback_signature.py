@@ -480,3 +480,32 @@ def test_the_http_status_tells_an_unauthenticated_request_from_a_forbidden_one()
     assert similarity(forbidden, unauth)[0] < similarity(again, unauth)[0]
     assert signature_of_line("RateLimitError: Error code: 429 - {'error': 'x'}").facts["http.status"] == "429"
     assert "http.status" not in signature_of_line("ValueError: shape 403 mismatch").facts
+
+
+def test_an_error_raised_in_a_pydantic_validator_is_that_error():
+    """pydantic renders a ValueError raised in a validator as `Value error, <message> [type=value_error, ...]` under
+    its ValidationError header: the same failure as the plain `ValueError: <message>` another release raises."""
+    plain = signature_of_line("ValueError: Requested block size 96 is larger than the cache page of 64 tokens")
+    wrapped = make_signature(
+        "pydantic_core._pydantic_core.ValidationError",
+        "1 validation error for CacheConfig\n  Value error, Requested block size 128 is larger than the cache page of "
+        "64 tokens [type=value_error, input_value=ArgsKwargs((), {'block_size': 128}), input_type=ArgsKwargs]\n"
+        "    For further information visit https://errors.pydantic.dev/2.11/v/value_error")
+    bare = signature_of_line("Value error, Requested block size 96 is larger than the cache page of 64 tokens")
+    assert wrapped.exc_type == bare.exc_type == "ValueError"
+    assert wrapped.template == bare.template == plain.template
+    assert any("pydantic validator" in s for s in wrapped.steps)
+    # an assert in a validator; several errors stay one ValidationError (which of them failed is not one thing)
+    assert signature_of_line("Assertion failed, world size 3 does not divide 8 heads").exc_type == "AssertionError"
+    many = make_signature("ValidationError", "2 validation errors for Settings\nport\n  Value error, port is not free")
+    assert many.exc_type == "ValidationError"
+    assert signature_of_line("ValueError: Value error, ok").exc_type == "ValueError"
+
+
+def test_the_interpreters_guess_at_the_name_meant_is_not_part_of_the_message():
+    a = signature_of_line("AttributeError: 'PackedTokenizer' object has no attribute 'vocab'. Did you mean: 'vocab_'?")
+    b = signature_of_line("AttributeError: 'PackedTokenizer' object has no attribute 'vocab'")
+    assert a.template == b.template and similarity(a, b)[0] > 0.99
+    assert signature_of_line("NameError: name 'np' is not defined. Did you mean: 'nn'?").template == \
+        "name 'np' is not defined"
+    assert "Did you mean" in signature_of_line("RuntimeError: Did you mean: 'x'?").template   # nothing else said
