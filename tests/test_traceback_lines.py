@@ -392,3 +392,13 @@ def test_a_level_before_a_bracketed_source_file_is_a_log_prefix():
         assert clean_line(line) == "RuntimeError: worker died while loading shard 3", line
     # a bracketed file with neither a level before it nor a line number is not taken for a prefix
     assert clean_line("[engine.py] RuntimeError: worker died").startswith("[engine.py]")
+
+
+def test_a_quoted_line_that_ends_a_traceback_is_an_error_line():
+    text = ("The job died in the reader: `datasets.builder.DatasetGenerationError: An error occurred while "
+            "generating the dataset` and before that `pyarrow.lib.ArrowInvalid: Column 2 named label expected length 8 but "
+            "got length 5`."
+            " We set `config.Note: use the v2 loader` afterwards.")
+    found = find_error_lines(text)
+    assert "pyarrow.lib.ArrowInvalid: Column 2 named label expected length 8 but got length 5" in found
+    assert not any(f.startswith("config.Note") for f in found)

@@ -398,8 +398,12 @@ def _inline_errors(line: str) -> list[tuple[str, str]]:
         if head is not None and not head[1]:
             continue
         kind = _classify_clean(span)
+        tb = traceback_head(span) if kind is None else None
         if kind is not None and kind not in ("frame", "log"):
             out.append((kind, span))
+        elif (tb is not None and "." in tb[0] and sum(ch.isupper() for ch in tb[0].rsplit(".", 1)[-1]) >= 2
+              and len(WORD.findall(tb[1] or "")) >= 3):
+            out.append(("exception", span))    # the line that ends a traceback, quoted (`pyarrow.lib.ArrowInvalid: ...`)
         elif kind in (None, "log") and CJK.search(span) is None and said_failure(span):
             out.append(("log", span))          # a library's message quoted in a sentence
     if not out and CJK.search(line):
