@@ -271,6 +271,14 @@ def test_device_follows_the_setting_and_says_why_cuda_is_missing(monkeypatch):
     assert factory.index_device("auto") == "cpu"
     with pytest.raises(ModelUnavailable, match="TRIAGE_DEVICE=cuda, but no CUDA GPU .*no NVIDIA driver"):
         factory.index_device("cuda")
+    # a driver but no GPU torch can use (where torch is a CPU build, as in CI): what torch said is the reason
+    import torch
+
+    if not torch.cuda.is_available():
+        monkeypatch.setattr(factory, "Path", lambda p: Path("/"))
+        assert factory.index_device("auto") == "cpu"
+        with pytest.raises(ModelUnavailable, match="TRIAGE_DEVICE=cuda, but no CUDA GPU is usable here: .*torch"):
+            factory.index_device("cuda")
     # auto on a GPU: the float16 torch runtime instead of onnx-int8; a named encoder is kept
     assert factory.resolve_encoder(DEFAULT_MODEL, Path("/unused"), "auto", device="cuda") == factory.TORCH
     assert factory.resolve_encoder(DEFAULT_MODEL, Path("/unused"), "torch", device="cpu") == factory.TORCH

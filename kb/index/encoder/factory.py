@@ -36,17 +36,14 @@ def kb_encoder(manifest: dict) -> str:
 
 
 def _cuda_usable() -> tuple[bool, str]:
-    """Whether torch sees a CUDA GPU, and what was found. torch (seconds to import) is imported only where a driver
-    is installed."""
+    """Whether torch sees a CUDA GPU, and what was found (kb.repro.environment's detection, which the repro runner
+    uses too). Where no driver is installed, torch (seconds to import) is not imported at all."""
     if not (shutil.which("nvidia-smi") or Path("/dev/nvidiactl").exists()):
         return False, "no NVIDIA driver (no nvidia-smi, no /dev/nvidiactl)"
-    try:
-        import torch
-    except ImportError:
-        return False, "torch is not installed"
-    if not torch.cuda.is_available():
-        return False, f"torch {torch.__version__} sees no CUDA GPU"
-    return True, torch.cuda.get_device_name(0)
+    from kb.repro.environment import detect
+
+    env = detect()
+    return (True, env.device) if env.cuda_available else (False, "; ".join(env.looked_at))
 
 
 def index_device(setting: str = "auto") -> str:
