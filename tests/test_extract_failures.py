@@ -121,6 +121,35 @@ def test_a_cause_said_without_a_heading_or_cue_word_is_found_by_what_followed_fr
     assert "fixed" not in doc.root_cause
 
 
+
+@pytest.mark.parametrize("text,cause", [
+    ("# Serving image will not start\n\n```\nRuntimeError: CUDA driver version is insufficient for CUDA runtime "
+     "version\n```\n\nWe lost an afternoon on this. The image ships CUDA 12.1, newer than the 11.8 the hosts' "
+     "driver supports.\n\nReinstalling the image built for 11.8 made it start.\n",
+     "The image ships CUDA 12.1, newer than the 11.8 the hosts' driver supports."),
+    ("# 评测脚本读不了新模型\n\n```\nKeyError: 'qwen3'\n```\n\n折腾了一上午。镜像里的 transformers 版本和模型要求的版本不匹配。"
+     "\n\n重新构建镜像。\n",
+     "镜像里的 transformers 版本和模型要求的版本不匹配。"),
+])
+def test_a_cause_put_as_a_mismatch_is_found_when_nothing_else_names_one(text, cause):
+    from ingest.extract.document import extract_document
+    from ingest.read import RawDocument
+
+    raw = RawDocument(path=Path("notes.md"), text=text, format="md", content_hash="x")
+    doc = extract_document(raw, "notes.md")
+    assert cause in doc.root_cause
+    assert "Reinstalling" not in doc.root_cause and "重新" not in doc.root_cause
+
+
+def test_a_mismatch_does_not_displace_a_cause_said_with_a_cue_word():
+    from ingest.extract.document import extract_document
+    from ingest.read import RawDocument
+
+    text = ("# Wrong wheel\n\nThe wheel does not match the driver on one node. It failed because the job image "
+            "pinned an old NCCL.\n")
+    doc = extract_document(RawDocument(path=Path("n.md"), text=text, format="md", content_hash="x"), "n.md")
+    assert doc.root_cause == "It failed because the job image pinned an old NCCL."
+
 def test_eval_extract_counts_rank_copies_of_a_line_once(tmp_path):
     from bot.cli import main
 

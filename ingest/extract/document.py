@@ -13,7 +13,7 @@ from ingest.extract.fields import fields_from_sections
 from ingest.extract.fixes import make_fixes, verified_by
 from ingest.extract.libraries import find_libraries
 from ingest.extract.references import find_references
-from ingest.extract.sentences import CAUSE_CUE, CONSEQUENCE, FIX_CUE, cue_sentences, split_sentences
+from ingest.extract.sentences import CAUSE_CUE, CONSEQUENCE, FIX_ACT, FIX_CUE, MECHANISM, cue_sentences, split_sentences
 from ingest.extract.title import doc_id_from_source, split_title
 from ingest.extract.tracebacks import find_tracebacks
 from ingest.extract.versions import find_versions
@@ -50,7 +50,8 @@ def extract_document(raw: RawDocument, source: str, boilerplate: set[str] | froz
     if not root_cause:
         root_cause = " ".join(cue_sentences(rest, CAUSE_CUE, 3)
                               or cue_sentences(rest, CONSEQUENCE, 2, exclude=FIX_CUE)
-                              or conclusion(sections))
+                              or conclusion(sections)
+                              or cue_sentences(rest, MECHANISM, 2, exclude=FIX_ACT))
     fixes = make_fixes(fields.fix_texts)
     if not fixes:
         cues = cue_sentences(rest, FIX_CUE, 3, exclude=CAUSE_CUE)
