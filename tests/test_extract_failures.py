@@ -121,14 +121,13 @@ def test_a_cause_said_without_a_heading_or_cue_word_is_found_by_what_followed_fr
     assert "fixed" not in doc.root_cause
 
 
-
 @pytest.mark.parametrize("text,cause", [
     ("# Serving image will not start\n\n```\nRuntimeError: CUDA driver version is insufficient for CUDA runtime "
      "version\n```\n\nWe lost an afternoon on this. The image ships CUDA 12.1, newer than the 11.8 the hosts' "
      "driver supports.\n\nReinstalling the image built for 11.8 made it start.\n",
      "The image ships CUDA 12.1, newer than the 11.8 the hosts' driver supports."),
-    ("# 评测脚本读不了新模型\n\n```\nKeyError: 'qwen3'\n```\n\n折腾了一上午。镜像里的 transformers 版本和模型要求的版本不匹配。"
-     "\n\n重新构建镜像。\n",
+    ("# 评测脚本读不了新模型\n\n```\nKeyError: 'qwen3'\n```\n\n"
+     "折腾了一上午。镜像里的 transformers 版本和模型要求的版本不匹配。\n\n重新构建镜像。\n",
      "镜像里的 transformers 版本和模型要求的版本不匹配。"),
 ])
 def test_a_cause_put_as_a_mismatch_is_found_when_nothing_else_names_one(text, cause):
@@ -149,6 +148,7 @@ def test_a_mismatch_does_not_displace_a_cause_said_with_a_cue_word():
             "pinned an old NCCL.\n")
     doc = extract_document(RawDocument(path=Path("n.md"), text=text, format="md", content_hash="x"), "n.md")
     assert doc.root_cause == "It failed because the job image pinned an old NCCL."
+
 
 def test_eval_extract_counts_rank_copies_of_a_line_once(tmp_path):
     from bot.cli import main

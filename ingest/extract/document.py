@@ -13,7 +13,8 @@ from ingest.extract.fields import fields_from_sections
 from ingest.extract.fixes import make_fixes, verified_by
 from ingest.extract.libraries import find_libraries
 from ingest.extract.references import find_references
-from ingest.extract.sentences import CAUSE_CUE, CONSEQUENCE, FIX_ACT, FIX_CUE, MECHANISM, cue_sentences, split_sentences
+from ingest.extract.sentences import (CAUSE_CUE, CONSEQUENCE, FIX_ACT, FIX_CUE, MECHANISM, cue_sentences,
+                                      split_sentences)
 from ingest.extract.title import doc_id_from_source, split_title
 from ingest.extract.tracebacks import find_tracebacks
 from ingest.extract.versions import find_versions

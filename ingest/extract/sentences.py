@@ -19,22 +19,21 @@ CAUSE_CUE = re.compile(
 CONSEQUENCE = re.compile(r"所以|因此|于是|以致|导致|使得|意味着|也就是说|\bthis means\b|\bin other words\b|, so\b|\bwhich is why\b|\bthat is why\b|\bhence\b|"
                          r"\bso that\b|\bwhich (?:means|made|makes|caused|left)\b", re.I)
 # A sentence that names a mismatch, a limit or something missing: how most causes are put when no sentence says
-# "because" (`the image ships CUDA 12.1 but the driver supports 11.8`, `两边的版本不匹配`). The last
+# "because" (`the image ships CUDA 12.1, newer than the driver supports`, `两边的版本不匹配`). The last
 # resort for a document's cause, after cue words, consequences and a conclusion.
 MECHANISM = re.compile(
-    r"对不上|不匹配|不一致|不兼容|不支持|不再支持|超过了?|超出了?|上限|缺少|缺失|没有(?:安装|编译|装)|过旧|太旧|太老|"
-    r"过新|\bmismatch(?:ed|es)?\b|\b(?:did|does|do) not match\b|\bdoesn't match\b|\bdidn't match\b|"
+    r"对不上|不匹配|不一致|不兼容|不支持|不再支持|超过了?|超出了?|上限|缺少|缺失|没有(?:安装|编译|装)|"
+    r"过旧|太旧|太老|过新|\bmismatch(?:ed|es)?\b|\b(?:did|does|do) not match\b|\bdoesn't match\b|\bdidn't match\b|"
     r"\bincompatible\b|\bnot compatible\b|\bnot supported\b|\bunsupported\b|\bno longer\b|\boutdated\b|"
     r"\b(?:older|newer) than\b|\bexceed(?:s|ed|ing)?\b|\blarger than\b|\bmore than\b|\blimit\b|"
     r"\bwithout\b|\bmissing\b|\blacks?\b|"
     r"\bhas no\b|\bhave no\b|\bnot (?:built|compiled|installed)\b", re.I)
-# What was done about it (a narrower FIX_CUE: "the installed torch" states a cause, "reinstalling torch" a fix).
-FIX_ACT = re.compile(r"解决|修复|规避|绕过|改为|改成|改用|升级|降级|重新|即可|\bfix(?:ed|es)?\b|\bsolution\b|\bresolv\w+|"
-                     r"\bworkaround\b|\bupgrad\w+|\bdowngrad\w+|\breinstall\w*|\bswitch(?:ed|ing)? to\b|\binstead\b", re.I)
-FIX_CUE = re.compile(
-    r"解决|修复|规避|绕过|改为|改成|改用|设置|升级|降级|安装|添加|加上|即可|建议|"
-    r"\bfix(?:ed|es)?\b|\bsolution\b|\bresolv\w+|\bworkaround\b|\bupgrad\w+|\bdowngrad\w+|\binstall\w*|"
-    r"\bset(?:ting)?\b|\bswitch(?:ing)? to\b|\binstead\b|\bavoid\b", re.I)
+# Words of a fix. FIX_CUE also takes words that only set a scene for one ("设置", "install", "set"); FIX_ACT only
+# what was done about it ("the installed torch" states a cause, "reinstalling torch" a fix).
+_DONE = (r"解决|修复|规避|绕过|改为|改成|改用|升级|降级|即可|\bfix(?:ed|es)?\b|\bsolution\b|\bresolv\w+|\bworkaround\b|"
+         r"\bupgrad\w+|\bdowngrad\w+|\binstead\b")
+FIX_CUE = re.compile(_DONE + r"|设置|安装|添加|加上|建议|\binstall\w*|\bset(?:ting)?\b|\bswitch(?:ing)? to\b|\bavoid\b", re.I)
+FIX_ACT = re.compile(_DONE + r"|重新|\breinstall\w*|\bswitch(?:ed|ing)? to\b", re.I)
 
 
 def split_sentences(text: str) -> list[str]:
