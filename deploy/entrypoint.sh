@@ -7,6 +7,11 @@ set -eu
 seed() {
     mkdir -p "$TRIAGE_KB"
     if mkdir "$TRIAGE_KB/.seeding" 2>/dev/null; then
+        # Another replica may have seeded it and let go of the lock since CURRENT was looked for: look again.
+        if [ -e "$TRIAGE_KB/CURRENT" ]; then
+            rmdir "$TRIAGE_KB/.seeding"
+            return 0
+        fi
         echo "seeding $TRIAGE_KB with the bundled starter knowledge base" >&2
         src="$TRIAGE_CACHE_DIR/starter-kb-multilingual-e5-small/."
         for item in "$src"/* "$src"/.[!.]*; do

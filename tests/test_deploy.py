@@ -238,6 +238,34 @@ def test_the_entrypoint_seeds_a_shared_kb_once(tmp_path):
     assert not (tmp_path / "kb" / ".seeding").exists()
 
 
+def test_a_replica_that_gets_the_lock_after_another_seeded_leaves_the_kb_alone(tmp_path):
+    """The race of two replicas: this one found no CURRENT, then the other seeded and let go of the lock before this
+    one took it. It must not copy the starter KB over the live one (`mkdir` stands in for the other replica)."""
+    import subprocess
+
+    starter = tmp_path / "cache" / "starter-kb-multilingual-e5-small"
+    (starter / "gen-1").mkdir(parents=True)
+    (starter / "gen-1" / "kb.sqlite").write_bytes(b"starter")
+    (starter / "CURRENT").write_text("gen-1")
+    kb = tmp_path / "kb"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "triage").write_text('#!/bin/sh\necho "triage $*"\n')
+    real_mkdir = subprocess.run(["sh", "-c", "command -v mkdir"], capture_output=True, text=True).stdout.strip()
+    (bindir / "mkdir").write_text(
+        '#!/bin/sh\ncase "$*" in *.seeding) mkdir_kb="${1%/.seeding}"; '
+        f'printf gen-7 > "$mkdir_kb/CURRENT";; esac\nexec {real_mkdir} "$@"\n')
+    for tool in ("triage", "mkdir"):
+        (bindir / tool).chmod(0o755)
+    env = {"PATH": f"{bindir}:{os.environ['PATH']}", "TRIAGE_KB": str(kb), "TRIAGE_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(["sh", str(DEPLOY / "entrypoint.sh"), "serve", "--port", "1"], env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stdout == "triage serve --port 1\n", done.stderr
+    assert "bundled starter" not in done.stderr
+    assert (kb / "CURRENT").read_text() == "gen-7" and not (kb / "gen-1").exists()
+    assert not (kb / ".seeding").exists()
+
+
 def test_a_cronjob_imports_issue_threads_into_the_kb_the_service_reads(container, deployment):
     job = k8s_doc("CronJob", "triage-kb-import")
     assert job["spec"]["concurrencyPolicy"] == "Forbid"
