@@ -212,13 +212,12 @@ def test_the_deploy_readme_runs_several_replicas():
     assert "TRIAGE_DATABASE_URL" in text and "replicas" in text
 
 
-def test_the_entrypoint_seeds_a_shared_kb_once(tmp_path):
-    """Two replicas starting on one empty KB volume: one copies the starter KB (CURRENT last), the other waits."""
-    import subprocess
-
+def _entrypoint_env(tmp_path: Path, starter_kb: bytes) -> tuple[dict[str, str], Path]:
+    """A cached starter KB (generation gen-1) and a stand-in `triage` that echoes its arguments: the entrypoint's
+    environment, and the folder of stand-in tools that comes first on its PATH."""
     starter = tmp_path / "cache" / "starter-kb-multilingual-e5-small"
     (starter / "gen-1").mkdir(parents=True)
-    (starter / "gen-1" / "kb.sqlite").write_bytes(b"x" * 100_000)
+    (starter / "gen-1" / "kb.sqlite").write_bytes(starter_kb)
     (starter / "CURRENT").write_text("gen-1")
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -226,6 +225,14 @@ def test_the_entrypoint_seeds_a_shared_kb_once(tmp_path):
     (bindir / "triage").chmod(0o755)
     env = {"PATH": f"{bindir}:{os.environ['PATH']}", "TRIAGE_KB": str(tmp_path / "kb"),
            "TRIAGE_CACHE_DIR": str(tmp_path / "cache")}
+    return env, bindir
+
+
+def test_the_entrypoint_seeds_a_shared_kb_once(tmp_path):
+    """Two replicas starting on one empty KB volume: one copies the starter KB (CURRENT last), the other waits."""
+    import subprocess
+
+    env, _ = _entrypoint_env(tmp_path, b"x" * 100_000)
     procs = [subprocess.Popen(["sh", str(DEPLOY / "entrypoint.sh"), "serve", "--port", str(p)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in (1, 2)]
     outs = [p.communicate(timeout=30) for p in procs]
@@ -243,21 +250,13 @@ def test_a_replica_that_gets_the_lock_after_another_seeded_leaves_the_kb_alone(t
     one took it. It must not copy the starter KB over the live one (`mkdir` stands in for the other replica)."""
     import subprocess
 
-    starter = tmp_path / "cache" / "starter-kb-multilingual-e5-small"
-    (starter / "gen-1").mkdir(parents=True)
-    (starter / "gen-1" / "kb.sqlite").write_bytes(b"starter")
-    (starter / "CURRENT").write_text("gen-1")
+    env, bindir = _entrypoint_env(tmp_path, b"starter")
     kb = tmp_path / "kb"
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    (bindir / "triage").write_text('#!/bin/sh\necho "triage $*"\n')
     real_mkdir = subprocess.run(["sh", "-c", "command -v mkdir"], capture_output=True, text=True).stdout.strip()
     (bindir / "mkdir").write_text(
         '#!/bin/sh\ncase "$*" in *.seeding) mkdir_kb="${1%/.seeding}"; '
         f'printf gen-7 > "$mkdir_kb/CURRENT";; esac\nexec {real_mkdir} "$@"\n')
-    for tool in ("triage", "mkdir"):
-        (bindir / tool).chmod(0o755)
-    env = {"PATH": f"{bindir}:{os.environ['PATH']}", "TRIAGE_KB": str(kb), "TRIAGE_CACHE_DIR": str(tmp_path / "cache")}
+    (bindir / "mkdir").chmod(0o755)
     done = subprocess.run(["sh", str(DEPLOY / "entrypoint.sh"), "serve", "--port", "1"], env=env,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and done.stdout == "triage serve --port 1\n", done.stderr
