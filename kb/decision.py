@@ -1,10 +1,11 @@
 """The learned decision: the probability that a candidate entry is the report's root cause.
 
 The matcher measures signals per candidate (signature similarity, fact agreements, BM25, dense, frames,
-corroboration by the prose, margins to the runner-up, what the report shows); `features` turns them into one vector
-per candidate, and a logistic regression trained on labelled sets (`triage train-decision`) turns that vector into a
-probability. The rules that used to decide (a symptom with many causes needs corroboration, a secondary line does not
-carry a match, ...) are features here, not vetoes; only a hard fact conflict and a feedback veto rule a candidate out.
+corroboration by the prose, margins to the runner-up, what the report shows, and the report's encoding against the
+entry's dimension by dimension); `complete` turns them into one vector per candidate, and a logistic regression trained
+on labelled sets (`triage train-decision`) turns that vector into a probability. The rules that used to decide (a
+symptom with many causes needs corroboration, a secondary line does not carry a match, ...) are features here, not
+vetoes; only a hard fact conflict and a feedback veto rule a candidate out.
 
 The weights are data (`kb/data/decision/weights.json`) stamped with `FEATURE_VERSION`: a matcher whose features
 differ refuses them rather than reading one signal with another's weight.
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from kb.errors import KBError
+from kb.policy import POLICY
 
 # Name and meaning of every feature, in vector order. Changing the list (or what a feature means: bump the suffix)
 # changes FEATURE_VERSION, and weights trained on another version are refused.
@@ -70,9 +72,19 @@ FEATURES: Final[list[tuple[str, str]]] = [
     ("events", "how many error events the report has (log count)"),
     ("prose", "how much the reporter wrote (log characters)"),
 ]
-FEATURE_NAMES: Final[list[str]] = [name for name, _ in FEATURES]
+SIGNALS: Final[int] = len(FEATURES)     # the matcher measures these; the model derives the next one (DERIVED)
+
+# The meaning of the report against the entry: the elementwise product of the report's query encoding and the
+# entry's nearest chunk vector (their cosine, dimension by dimension). Cosine weighs every dimension alike, so it
+# says "same topic"; a weighting learned on labelled sets (`Meaning`) says "same root cause" better. The matcher
+# appends the MEANING_DIMS products to the signals; the model turns them into one feature.
+MEANING_DIMS: Final = 384               # the bundled encoder's (multilingual-e5-small); another size gives none
+DERIVED: Final[list[tuple[str, str]]] = [
+    ("meaning", "the learned weighting of the report's and the entry's encodings, dimension by dimension (logit)"),
+]
+FEATURE_NAMES: Final[list[str]] = [name for name, _ in FEATURES + DERIVED]
 FEATURE_VERSION: Final[str] = "feat:" + hashlib.sha256(
-    ("v2|" + "|".join(FEATURE_NAMES)).encode()).hexdigest()[:12]
+    (f"v4|meaning:{MEANING_DIMS}:prose>={POLICY.prose_min}|" + "|".join(FEATURE_NAMES)).encode()).hexdigest()[:12]
 
 WEIGHTS_PATH: Final = Path(__file__).resolve().parent / "data" / "decision" / "weights.json"
 
@@ -99,6 +111,51 @@ def log_count(n: float) -> float:
 
 
 @dataclass(frozen=True)
+class Meaning:
+    """A logistic regression over the MEANING_DIMS products, trained on its own before the decision's (its score,
+    a logit, is one feature of the decision)."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+
+    def score(self, products: list[float]) -> float:
+        return self.intercept + sum(c * (v - m) / s for c, v, m, s in zip(self.coef, products, self.mean, self.scale))
+
+    def to_json(self) -> dict:
+        return {"mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
+                "intercept": self.intercept}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Meaning":
+        m = cls(tuple(map(float, data["mean"])), tuple(map(float, data["scale"])), tuple(map(float, data["coef"])),
+                float(data["intercept"]))
+        if not (len(m.mean) == len(m.scale) == len(m.coef) == MEANING_DIMS):
+            raise ValueError(f"the meaning weights need {MEANING_DIMS} of each")
+        return m
+
+
+# The meaning counts only where the reporter wrote words of their own (the policy's prose_min, the bar below which
+# the rest of a report says nothing): on a bare pasted line the encoding says which entry's text the line resembles,
+# not which cause it has, and look-alikes that share the line must stay tied.
+MEANING_PROSE: Final = math.log1p(POLICY.prose_min) / 8     # on the scale of the "prose" feature
+
+
+def complete(xs: list[list[float]], meaning: "Meaning | None") -> list[list[float]]:
+    """The decision's feature vectors (FEATURE_NAMES) of one report's candidates from what the matcher measured:
+    the signals, then the meaning score when it had encodings and the reporter's words (0 otherwise, or without
+    meaning weights). A margin to the runner-up's meaning was tried as well: it let the meaning overrule the prose in
+    near-ties."""
+    prose = FEATURE_NAMES.index("prose")
+    out = []
+    for x in xs:
+        known = meaning is not None and len(x) == SIGNALS + MEANING_DIMS and x[prose] >= MEANING_PROSE
+        out.append(list(x[:SIGNALS]) + [meaning.score(x[SIGNALS:]) if known else 0.0])
+    return out
+
+
+@dataclass(frozen=True)
 class DecisionModel:
     """A logistic regression over standardised features, with the match threshold chosen at training."""
 
@@ -114,6 +171,7 @@ class DecisionModel:
     # top candidate's probability overstates it (the cause may be another candidate, or one retrieval missed).
     abstain_calibration: tuple[float, float] = (-1.0, 0.0)
     caps: tuple[tuple[str, float], ...] = ()          # (rule feature, how often a candidate it fires on was right)
+    meaning: Meaning | None = None                    # None: the meaning feature is 0
 
     def score(self, x: list[float]) -> float:
         """The candidate model's probability that this candidate is the root cause (ranks candidates). A rule
@@ -151,7 +209,7 @@ class DecisionModel:
                                     ruled_out: list[bool]) -> tuple[list[float], list[float]]:
         """`probabilities`, and the same as if no hard rule had ruled any candidate out (how likely the model finds
         a look-alike before its conflicting fact is read: the order answers show candidates in)."""
-        scores = [self.score(x) for x in xs]
+        scores = [self.score(x) for x in complete(xs, self.meaning)]
 
         def share(raw: list[float]) -> list[float]:
             return [self.confidence(p) if p > 0 else 0.0 for p in exclusive(raw)]
@@ -163,7 +221,7 @@ class DecisionModel:
                 "scale": list(self.scale), "coef": list(self.coef), "intercept": self.intercept,
                 "calibration": list(self.calibration), "abstain_calibration": list(self.abstain_calibration),
                 "caps": dict(self.caps), "threshold": self.threshold,
-                "meta": self.meta}
+                "meaning": self.meaning.to_json() if self.meaning is not None else None, "meta": self.meta}
 
     @classmethod
     def from_json(cls, data: dict, origin: str = "decision weights") -> "DecisionModel":
@@ -177,7 +235,8 @@ class DecisionModel:
                         tuple(map(float, data["coef"])), float(data["intercept"]), float(data["threshold"]),
                         dict(data.get("meta") or {}), tuple(map(float, data["calibration"])),
                         tuple(map(float, data["abstain_calibration"])),
-                        tuple((str(k), float(v)) for k, v in dict(data.get("caps") or {}).items()))
+                        tuple((str(k), float(v)) for k, v in dict(data.get("caps") or {}).items()),
+                        Meaning.from_json(data["meaning"]) if data.get("meaning") else None)
         except (KeyError, TypeError, ValueError) as exc:
             raise KBError(f"{origin} are not readable ({exc})") from None
         if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
@@ -283,6 +342,7 @@ def choose_threshold(queries: list[QueryRows], probs: list[list[float]]) -> floa
     return max(scored, key=lambda s: (s[1], s[2], s[3]))[-1]
 
 
+MEANING_C: Final = 0.03   # inverse L2 strength of the meaning weights (best of 0.003, 0.03, 0.1 left one set out, 91 sets)
 REGULARISATIONS: Final = (0.01, 0.03, 0.1, 0.5)   # inverse L2 strengths tried; fit keeps the best on unseen sets
 SEED: Final = 0
 
@@ -374,11 +434,46 @@ def _settle(queries: list[QueryRows], scores: list[list[float]]) -> tuple[tuple[
     return calibration, abstain, threshold, right / max(1, len(queries))
 
 
+def fit_meaning(queries: list[QueryRows]) -> Meaning | None:
+    """The meaning weights: which dimensions of the two encodings agree when the entry is the report's root cause
+    (None when no candidate carries encodings). Trained on every candidate with encodings, bare pasted lines too
+    (`complete` gates the score, not the training: trained on worded reports alone it did worse on unseen sets)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = [], []
+    for q in queries:
+        for source, x, ruled_out in q.candidates:
+            if not ruled_out and len(x) == SIGNALS + MEANING_DIMS:
+                X.append(x[SIGNALS:])
+                y.append(int(source == q.expected))
+    if len(set(y)) < 2:
+        return None
+    X = np.asarray(X, dtype=float)
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    lr = LogisticRegression(C=MEANING_C, max_iter=5000, random_state=SEED).fit((X - mean) / scale, np.asarray(y))
+    return Meaning(tuple(map(float, mean)), tuple(map(float, scale)), tuple(map(float, lr.coef_[0])),
+                   float(lr.intercept_[0]))
+
+
+def _completed(queries: list[QueryRows], meaning: Meaning | None) -> list[QueryRows]:
+    out = []
+    for q in queries:
+        xs = complete([x for _, x, _ in q.candidates], meaning)
+        out.append(QueryRows(q.query, q.kind, q.expected,
+                             [(s, x, r) for (s, _, r), x in zip(q.candidates, xs)]))
+    return out
+
+
 def fit(sets: dict[str, list[QueryRows]], meta: dict | None = None) -> DecisionModel:
-    """Train on every query of `sets`. The regularisation, the calibration of the answer's confidence and the
-    threshold are chosen on leave-one-set-out answers within them, so they reflect how the model does on a set it
-    was not trained on."""
+    """Train on every query of `sets`: the meaning weights first, then the decision over all features. The
+    regularisation, the calibration of the answer's confidence and the threshold are chosen on leave-one-set-out
+    answers within them, so they reflect how the model does on a set it was not trained on (the meaning weights
+    are trained once, on all of them: a little flattering to those answers)."""
     names = sorted(sets)
+    meaning = fit_meaning([q for n in names for q in sets[n]])
+    sets = {n: _completed(sets[n], meaning) for n in names}
     everything = [q for n in names for q in sets[n]]
     best = None
     for C in REGULARISATIONS:
@@ -390,4 +485,5 @@ def fit(sets: dict[str, list[QueryRows]], meta: dict | None = None) -> DecisionM
     info = {"sets": names, "queries": len(everything), "seed": SEED, "C": C,
             "max_wrong_on_positives": MAX_WRONG_ON_POSITIVES, **(meta or {})}
     return DecisionModel(FEATURE_VERSION, tuple(map(float, mean)), tuple(map(float, scale)),
-                         tuple(map(float, coef)), intercept, float(threshold), info, calibration, abstain, caps)
+                         tuple(map(float, coef)), intercept, float(threshold), info, calibration, abstain, caps,
+                         meaning)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kb.decision import FEATURE_NAMES, DecisionModel, load_model, log_count, shown_order
+from kb.decision import FEATURE_NAMES, MEANING_DIMS, SIGNALS, DecisionModel, load_model, log_count, shown_order
 from kb.feedback import FeedbackStore
 from kb.index.glossary import gloss
 from kb.index.fusion import dense_norm, fused
@@ -86,7 +86,8 @@ class Candidate:
     vetoed: str = ""                                 # feedback: people marked this entry wrong for this error
     notes: list[str] = field(default_factory=list)   # further evidence for the answer, in words
     measured: set[str] = field(default_factory=lambda: {"signature", "bm25", "dense", "frames"})
-    features: list[float] = field(default_factory=list)   # kb.decision.FEATURES, for the considered candidates
+    # for the considered candidates: the signals (kb.decision.FEATURES), then the meaning products (_meaning)
+    features: list[float] = field(default_factory=list)
     probability: float = 0.0                          # the decision model's: this entry is the report's root cause
 
     def signals(self) -> dict[str, float]:
@@ -283,8 +284,10 @@ class Matcher:
         for c in ranked:
             c.reason = c.vetoed or _reject_reason(c, primary_known, p)
         leaders = _Leaders(ranked, p.sig_related)
+        query_vector = self._embed(query_text) if isinstance(self.dense, DenseRetriever) else None
         for c in considered:
             c.features = self._features(c, ranked, leaders, qevents, printed, primary_known, rest)
+            c.features += self._meaning(c.doc_id, query_vector)
         xs = [c.features for c in considered]
         ruled_out = [bool(c.conflicts or c.vetoed) for c in considered]
         probs, unvetoed = self.model.probabilities_with_unvetoed(xs, ruled_out)
@@ -402,7 +405,18 @@ class Matcher:
             "entry_lines": log_count(len(sigs)), "events": log_count(len(qevents)),
             "prose": math.log1p(len(rest.prose)) / 8,
         }
-        return [float(f[name]) for name in FEATURE_NAMES]
+        return [float(f[name]) for name in FEATURE_NAMES[:SIGNALS]]
+
+    def _meaning(self, doc_id: str, query: np.ndarray | None) -> list[float]:
+        """The report's query encoding times the entry's nearest chunk vector, dimension by dimension (the decision
+        weighs the dimensions: kb.decision.Meaning); none without an encoding of the bundled encoder's size."""
+        if query is None or len(query) != MEANING_DIMS:
+            return []
+        vectors = self.kb.chunk_vectors(doc_id)
+        if not len(vectors) or vectors.shape[1] != MEANING_DIMS:
+            return []
+        nearest = vectors[int(np.argmax(vectors @ query))]
+        return [float(v) for v in query * nearest]
 
     def _decide(self, report: Report, qevents: list[QueryEvent], ranked: list[Candidate],
                 considered: list[Candidate], printed: bool, unvetoed: list[float]) -> Decision:

@@ -3,6 +3,7 @@ wrong answers, calibration; and `triage eval --cv` / `triage train-decision` on 
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -10,12 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kb.decision import (FEATURE_NAMES, FEATURE_VERSION, MAX_WRONG_ON_POSITIVES, QueryRows, _platt, choose_threshold,
-                         fit, load_model, neutral_model, outcome)
+from kb.decision import (FEATURE_NAMES, FEATURE_VERSION, MAX_WRONG_ON_POSITIVES, MEANING_DIMS, SIGNALS, DecisionModel,
+                         QueryRows, _platt, choose_threshold, complete, fit, load_model, neutral_model, outcome)
 from kb.errors import KBError
+from kb.policy import POLICY
 
 DATA = Path(__file__).resolve().parent / "data"
-N = len(FEATURE_NAMES)
+N = SIGNALS          # what the matcher measures per candidate (the meaning products may follow)
 SIG = FEATURE_NAMES.index("sig")
 FUSED = FEATURE_NAMES.index("fused")
 
@@ -176,3 +178,69 @@ def test_cross_validation_leaves_a_held_out_reports_twin_out_of_training(monkeyp
     assert "q0" not in held_b and "q1" in held_b            # and a's twin when b is held out
     assert "q0" in held_c and "bq0" in held_c               # a set without threads excludes nothing
     assert result["twins_left_out_of_training"] == 2
+
+
+PROSE = FEATURE_NAMES.index("prose")
+
+
+def _worded(x: list[float], chars: int = 60) -> list[float]:
+    """`x` for a report whose reporter wrote `chars` characters of their own."""
+    x = list(x)
+    x[PROSE] = math.log1p(chars) / 8
+    return x
+
+
+def _meant(base: list[float], agree: float, rnd: random.Random) -> list[float]:
+    """Signals (of a report with words of its own) followed by meaning products whose first dimensions agree by
+    `agree` (the rest noise)."""
+    return _worded(base) + [agree + 0.05 * rnd.random() if d < 8 else 0.1 * rnd.random() for d in range(MEANING_DIMS)]
+
+
+def _meaning_sets(seed: int, n: int = 60) -> list[QueryRows]:
+    """Two candidates alike in every signal; only the meaning products tell the right one."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        base = _vec(0.5, 0.5)
+        right, other = ("a.md", _meant(base, 0.8, rnd), False), ("b.md", _meant(base, 0.1, rnd), False)
+        out.append(QueryRows(f"q{i}", "positive", "a.md", [other, right] if i % 2 else [right, other]))
+    return out
+
+
+def test_the_meaning_weights_learn_which_dimensions_tell_the_right_entry():
+    model = fit({"s1": _meaning_sets(1), "s2": _meaning_sets(2), "s3": _meaning_sets(3)})
+    assert model.meaning is not None and min(model.meaning.coef[:8]) > max(model.meaning.coef[8:])
+    held = _meaning_sets(4)
+    assert all(outcome(q, _probs(model, q), model)[1] or not outcome(q, _probs(model, q), model)[0] for q in held)
+    first = sum(max(zip(_probs(model, q), q.candidates))[1][0] == "a.md" for q in held)
+    assert first == len(held)
+    again = DecisionModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert again.meaning == model.meaning
+
+
+def test_the_meaning_feature_is_the_learned_score_and_zero_without_encodings():
+    model = fit({"s1": _meaning_sets(1), "s2": _meaning_sets(2)})
+    rnd = random.Random(5)
+    right, other = _meant(_vec(0.5, 0.5), 0.8, rnd), _meant(_vec(0.5, 0.5), 0.1, rnd)
+    done = complete([right, other], model.meaning)
+    m = FEATURE_NAMES.index("meaning")
+    assert len(done[0]) == len(FEATURE_NAMES) and done[0][:SIGNALS] == right[:SIGNALS]
+    assert done[0][m] == pytest.approx(model.meaning.score(right[SIGNALS:])) and done[0][m] > done[1][m]
+    assert complete([_vec(0.5, 0.5)], model.meaning)[0][m] == 0.0       # no encodings measured
+    assert complete([right], None)[0][m] == 0.0                         # no meaning weights
+
+
+def test_the_meaning_counts_only_where_the_reporter_wrote_words_of_their_own():
+    """A bare pasted line (prose under the policy's bar) gets no meaning: its encoding would only say which
+    look-alike's text it resembles."""
+    model = fit({"s1": _meaning_sets(1), "s2": _meaning_sets(2)})
+    m = FEATURE_NAMES.index("meaning")
+    right = _meant(_vec(0.5, 0.5), 0.8, random.Random(6))
+    assert complete([right], model.meaning)[0][m] != 0.0
+    bare = _worded(right, POLICY.prose_min - 1)
+    assert complete([bare], model.meaning)[0][m] == 0.0
+    assert complete([_worded(right, POLICY.prose_min)], model.meaning)[0][m] != 0.0
+    held = [QueryRows(q.query, q.kind, q.expected, [(s, _worded(x, 0), r) for s, x, r in q.candidates])
+            for q in _meaning_sets(4)]
+    probs = [_probs(model, q) for q in held]
+    assert all(p[0] == pytest.approx(p[1]) for p in probs)             # alike in every signal: a tie

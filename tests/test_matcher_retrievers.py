@@ -53,3 +53,19 @@ def test_sparse_scores_are_relative_to_the_best_entry(kb):
     decision = Matcher(kb, dense=ScoresRetriever(lambda text: {})).match(NAN)
     bm25 = {c.doc_id: c.bm25 for c in decision.ranked}
     assert bm25["nan"] == 1.0 and 0.0 <= bm25["shm"] < 1.0
+
+
+def test_the_meaning_products_are_the_report_encoding_times_the_entrys_nearest_chunk(kb):
+    from kb.decision import MEANING_DIMS, SIGNALS
+
+    with mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: StandIn()):
+        decision = Matcher(kb).match(f"Traceback (most recent call last):\n{SHM}\n")
+        considered = [c for c in decision.ranked if c.features]
+        assert considered
+        for c in considered:
+            assert len(c.features) == SIGNALS + MEANING_DIMS
+            # the products sum to the cosine of the report with the entry's nearest chunk: its dense score
+            assert c.dense != 0.0 and sum(c.features[SIGNALS:]) == pytest.approx(c.dense, abs=1e-4)
+        # a retriever given in memory has no encoding: no products, and the decision still answers
+        plain = Matcher(kb, dense=ScoresRetriever(lambda text: {})).match(NAN)
+        assert all(len(c.features) == SIGNALS for c in plain.ranked if c.features)

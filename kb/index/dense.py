@@ -115,6 +115,11 @@ class DenseIndex:
             return {"kind": "flat"}
         return {"kind": self.kind, "nlist": self.index.nlist, "nprobe": self.index.nprobe, "candidates": CANDIDATES}
 
+    def vectors(self, rows: list[int]) -> np.ndarray:
+        """The exact vectors of these rows (ascending)."""
+        rows = np.asarray(sorted(rows), dtype=np.int64)
+        return np.asarray(self._vectors[rows]) if self.exact else self._rows.rows(rows)
+
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(row, cosine) pairs, best first."""
         k = min(k, len(self))

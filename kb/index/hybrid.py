@@ -102,6 +102,10 @@ class KnowledgeBase:
         """Cosine of the query with every chunk row (exact; for evaluation and small KBs)."""
         return np.asarray(self.store.vectors() @ query.astype(np.float32))
 
+    def chunk_vectors(self, doc_id: str) -> np.ndarray:
+        """The vectors of a document's chunks."""
+        return self.dense.vectors(self.store.rows_of(doc_id))
+
     def dense_search(self, text: str, k: int) -> list[tuple[int, float]]:
         """Nearest chunks to a query text (at most its first 4000 characters). The other language's names for the
         concepts it mentions go in front (kb.index.glossary): the encoder alone bridges languages only loosely."""

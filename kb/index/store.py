@@ -345,6 +345,9 @@ class KBStore:
         ).fetchall()
         return [StoredChunk(r[0], Chunk(chunk_id=r[1], doc_id=r[2], ordinal=r[3], section=r[4], lang=r[5], text=r[6])) for r in got]
 
+    def rows_of(self, doc_id: str) -> list[int]:
+        return [r for (r,) in self.conn.execute("SELECT row FROM chunks WHERE doc_id=? ORDER BY row", (doc_id,))]
+
     def chunk_rows_by_text_hash(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT text_hash, row FROM chunks").fetchall())
 
