@@ -347,26 +347,30 @@ REGULARISATIONS: Final = (0.01, 0.03, 0.1, 0.5)   # inverse L2 strengths tried; 
 SEED: Final = 0
 
 
-def _fit_lr(queries: list[QueryRows], C: float):
+def _standardised_lr(X: list[list[float]], y: list[int], C: float):
+    """(mean, scale, coef, intercept) of a logistic regression over standardised features (a constant feature keeps
+    scale 1)."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
+    X = np.asarray(X, dtype=float)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    lr = LogisticRegression(C=C, max_iter=5000, random_state=SEED).fit((X - mean) / scale, np.asarray(y))
+    return mean, scale, lr.coef_[0], float(lr.intercept_[0])
+
+
+def _fit_lr(queries: list[QueryRows], C: float):
     X, y = [], []
     for q in queries:
         for source, x, ruled_out in q.candidates:
             if not ruled_out:
                 X.append(x)
                 y.append(int(source == q.expected))
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[scale < 1e-9] = 1.0
     if len(set(y)) < 2:
         raise KBError("the training sets need both right and wrong candidates to learn from")
-    lr = LogisticRegression(C=C, max_iter=5000, random_state=SEED)
-    lr.fit((X - mean) / scale, y)
-    return mean, scale, lr.coef_[0], float(lr.intercept_[0]), _caps(queries)
+    return *_standardised_lr(X, y, C), _caps(queries)
 
 
 # Rules whose record in training bounds the probability of a candidate they fire on (see DecisionModel.score).
@@ -438,9 +442,6 @@ def fit_meaning(queries: list[QueryRows]) -> Meaning | None:
     """The meaning weights: which dimensions of the two encodings agree when the entry is the report's root cause
     (None when no candidate carries encodings). Trained on every candidate with encodings, bare pasted lines too
     (`complete` gates the score, not the training: trained on worded reports alone it did worse on unseen sets)."""
-    import numpy as np
-    from sklearn.linear_model import LogisticRegression
-
     X, y = [], []
     for q in queries:
         for source, x, ruled_out in q.candidates:
@@ -449,12 +450,8 @@ def fit_meaning(queries: list[QueryRows]) -> Meaning | None:
                 y.append(int(source == q.expected))
     if len(set(y)) < 2:
         return None
-    X = np.asarray(X, dtype=float)
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    lr = LogisticRegression(C=MEANING_C, max_iter=5000, random_state=SEED).fit((X - mean) / scale, np.asarray(y))
-    return Meaning(tuple(map(float, mean)), tuple(map(float, scale)), tuple(map(float, lr.coef_[0])),
-                   float(lr.intercept_[0]))
+    mean, scale, coef, intercept = _standardised_lr(X, y, MEANING_C)
+    return Meaning(tuple(map(float, mean)), tuple(map(float, scale)), tuple(map(float, coef)), intercept)
 
 
 def _completed(queries: list[QueryRows], meaning: Meaning | None) -> list[QueryRows]:
