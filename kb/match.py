@@ -194,7 +194,7 @@ class Matcher:
         n, df = kb.sparse.num_docs, policy.rare_chunks
         self._rare_idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         self._profiles: dict[str, EntryProfile] = {}
-        self._last_embedding: tuple[str | None, np.ndarray | None] = (None, None)
+        self._embeddings: dict[str, np.ndarray] = {}     # the last two texts' query encodings (_embed)
         self._doc_tokens: dict[str, set[str]] | None = None
         # A small KB is scored whole (no entry can be missed by retrieval); a large one only where retrieval points.
         self.score_all = len(self.docs) <= policy.score_all_max
@@ -251,11 +251,15 @@ class Matcher:
         return self.dense.scores(text, self.policy.retrieve_depth)
 
     def _embed(self, text: str) -> np.ndarray:
-        """The query encoding of a text, kept for the next call with the same text (features reuse it)."""
+        """The query encoding of a text, kept for later calls with the same text: a report's retrieval text and its
+        prose are each encoded once, though retrieval, corroboration and the meaning feature all use them (one
+        remembered text made the retrieval text's encoding be computed again after the prose's)."""
         text = encoder_text(text)
-        if self._last_embedding[0] != text:
-            self._last_embedding = (text, self.kb.embed_query(text))
-        return self._last_embedding[1]
+        if text not in self._embeddings:
+            if len(self._embeddings) >= 2:
+                self._embeddings.pop(next(iter(self._embeddings)))
+            self._embeddings[text] = self.kb.embed_query(text)
+        return self._embeddings[text]
 
     # -- main -------------------------------------------------------------------------------------------------
     def match(self, text: str, rule_out: Callable[[str], str | None] | None = None) -> Decision:

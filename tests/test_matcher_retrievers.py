@@ -69,3 +69,15 @@ def test_the_meaning_products_are_the_report_encoding_times_the_entrys_nearest_c
         # a retriever given in memory has no encoding: no products, and the decision still answers
         plain = Matcher(kb, dense=ScoresRetriever(lambda text: {})).match(NAN)
         assert all(len(c.features) == SIGNALS for c in plain.ranked if c.features)
+
+
+def test_a_report_with_words_of_its_own_costs_two_encodings_not_three(kb):
+    """Retrieval encodes the report's retrieval text, corroboration its prose, and the meaning feature the
+    retrieval text again: that last one must come from the first, not from the encoder."""
+    words = "Our data loader runs inside a Docker container with the default settings and dies at the first batch."
+    with mock.patch("kb.index.encoder.factory.load_embedder", lambda *a, **k: StandIn()):
+        with mock.patch.object(kb, "embed_query", wraps=kb.embed_query) as encode:
+            decision = Matcher(kb).match(f"{words}\n\nTraceback (most recent call last):\n{SHM}\n")
+    texts = [call.args[0] for call in encode.call_args_list]
+    assert len(texts) == 2 and len(set(texts)) == 2, texts
+    assert any(c.features for c in decision.ranked)
