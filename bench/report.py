@@ -155,14 +155,42 @@ def hand_sections(previous: str) -> list[str]:
     return [p.rstrip() for p in parts[1:] if BY_HAND in p]
 
 
+# Which rows of the targets table and which `## ` section each part of the benchmark writes, so that a run of some
+# parts (`--only`) keeps what the earlier file says about the others instead of "not run".
+PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "quality": ("## 1.", ("leave-one-set-out", "wrong answers on positives", "answers at confidence")),
+    "ingest": ("## 2.", ("ingest ≥", "unchanged re-ingest")),
+    "scale": ("## 3.", ("warm diagnose", "FAISS recall", "1M chunks in", "the largest size")),
+    "service": ("## 4.", ("service",)),
+    "cold": ("## 5.", ("cold `diagnose`",)),
+}
+
+
+def _previous_rows(previous: str) -> list[str]:
+    """The rows of an earlier file's targets table, as they were."""
+    table = previous.split("## Targets", 1)[1].split("\n## ", 1)[0] if "## Targets" in previous else ""
+    return [line for line in table.splitlines() if line.startswith("| ") and not line.startswith(("| target", "| ---"))]
+
+
+def _previous_section(previous: str, head: str) -> str | None:
+    """An earlier file's `## ` section whose heading starts with `head`, as it was."""
+    for part in re.split(r"(?m)^(?=## )", previous)[1:]:
+        if part.startswith(head):
+            return part.rstrip()
+    return None
+
+
 def render(r: dict, previous: str = "") -> str:
     m = r["machine"]
     v = m["versions"]
+    kept = [name for name in PARTS if name not in r and _previous_section(previous, PARTS[name][0])]
     out = [
         "# Benchmark results",
         "",
         f"Written by `{r['command']}` on {m['date']}, in {r['minutes']:.1f} minutes. "
-        f"Re-run it to refresh this file; `bench/README.md` says what each section measures.",
+        f"Re-run it to refresh this file; `bench/README.md` says what each section measures."
+        + (f" Not run by this command, so kept as the earlier file had them (with their rows of the targets table): "
+           f"{', '.join(PARTS[name][0].removeprefix('## ') + ' ' + name for name in kept)}." if kept else ""),
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, {m['os']}; Python {m['python']}, "
         + ", ".join(f"{k} {val}" for k, val in v.items()) + ". "
@@ -175,10 +203,18 @@ def render(r: dict, previous: str = "") -> str:
         "| target | measured | | why (when not met) |",
         "| --- | --- | --- | --- |",
     ]
+    earlier = _previous_rows(previous)
     for name, measured, ok, why in targets(r):
+        part = next((p for p, (_, rows) in PARTS.items() if any(x in name for x in rows)), None)
+        if part in kept:
+            old_rows = [row for row in earlier if any(x in row.split(" | ")[0] for x in PARTS[part][1])]
+            out += [row for row in old_rows if row not in out]
+            continue
         out.append(f"| {name} | {measured} | {_verdict(ok)} | {why if ok is not True else ''} |")
-    out += ["", *_quality(r.get("quality", {})), "", *_ingest(r.get("ingest", {})), "", *_scale(r.get("scale", {})),
-            "", *_service(r.get("service", {})), "", *_cold(r.get("cold", {}))]
+    sections = {"quality": _quality, "ingest": _ingest, "scale": _scale, "service": _service, "cold": _cold}
+    for name, write in sections.items():
+        out += ["", *(_previous_section(previous, PARTS[name][0]).splitlines() if name in kept
+                      else write(r.get(name, {})))]
     for kept in hand_sections(previous):
         out += ["", kept]
     if r.get("errors"):

@@ -178,3 +178,32 @@ def test_gpu_target_reads_the_newest_h100_run(tmp_path):
     (tmp_path / "2026-11-28-encode-h200.json").write_text(json.dumps({**run, "best_chunks_per_s": 1.0}))
     assert report._gpu_target(tmp_path)[1:3] == ("6,225 chunks/s, float16, 55,269 chunks (2026-11-27, by hand; "
                                                  "section 7)", True)
+
+
+def test_a_partial_run_keeps_what_it_did_not_measure():
+    """`bench.run --only cold` rewrites the cold-start section and its target; the quality section and its three
+    targets, which it did not run, stay as the earlier file had them (not "not run")."""
+    from bench.report import render
+
+    previous = ("# Benchmark results\n\nold header\n\n## Targets\n\n| target | measured | | why (when not met) |\n"
+                "| --- | --- | --- | --- |\n"
+                "| leave-one-set-out accuracy ≥ 0.85 (pooled) | 0.680 over 3,863 reports | **not met** | why |\n"
+                "| wrong answers on positives ≤ 3% | 1.5% | **met** |  |\n"
+                "| answers at confidence ≥ 0.9: ≥ 95% right | 177/188 | **not met** | why |\n"
+                "| cold `diagnose` ≤ 0.6 s | 1.12 s median of 5 | **not met** | old reason |\n\n"
+                "## 1. Quality: `triage eval` on the dev set, and leave one set out\n\nold quality figures\n\n"
+                "### Leave one set out\n\nold table\n\n"
+                "## 5. Cold start\n\nold cold figures\n")
+    machine = {"date": "2026-11-27 17:26 UTC", "cpu": "cpu", "cores": 2, "ram_gib": 23.5, "os": "Linux",
+               "python": "3.11", "versions": {}, "commit": "abc1234", "uncommitted": False, "load_start": 1.0}
+    r = {"machine": machine, "command": "python -m bench.run --only cold", "minutes": 0.2, "errors": {},
+         "cold": {"example": "ex.txt", "kb": "bundled starter KB", "runs_s": [0.5, 0.5, 0.5], "median_s": 0.5}}
+    text = render(r, previous)
+    assert "old quality figures" in text and "### Leave one set out\n\nold table" in text
+    assert "| leave-one-set-out accuracy ≥ 0.85 (pooled) | 0.680 over 3,863 reports | **not met** | why |" in text
+    assert text.count("leave-one-set-out") == 1 and "| wrong answers on positives ≤ 3% | 1.5% |" in text
+    assert "old cold figures" not in text and "**median 0.5 s**" in text
+    assert "| cold `diagnose` ≤ 0.6 s | 0.50 s median of 3 | **met** |" in text and "1.12 s" not in text
+    assert "kept as the earlier file had them" in text and "1. quality" in text
+    # with no earlier file, a part that did not run says so
+    assert "Not run." in render(r, "")
