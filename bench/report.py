@@ -160,7 +160,7 @@ def hand_sections(previous: str) -> list[str]:
 PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "quality": ("## 1.", ("leave-one-set-out", "wrong answers on positives", "answers at confidence")),
     "ingest": ("## 2.", ("ingest ≥", "unchanged re-ingest")),
-    "scale": ("## 3.", ("warm diagnose", "FAISS recall", "1M chunks in", "the largest size")),
+    "scale": ("## 3.", ("warm diagnose", "FAISS recall", "chunks in ≤ 1 GB", "the largest size")),
     "service": ("## 4.", ("service",)),
     "cold": ("## 5.", ("cold `diagnose`",)),
 }
@@ -183,14 +183,14 @@ def _previous_section(previous: str, head: str) -> str | None:
 def render(r: dict, previous: str = "") -> str:
     m = r["machine"]
     v = m["versions"]
-    kept = [name for name in PARTS if name not in r and _previous_section(previous, PARTS[name][0])]
+    unrun = [name for name in PARTS if name not in r and _previous_section(previous, PARTS[name][0])]
     out = [
         "# Benchmark results",
         "",
         f"Written by `{r['command']}` on {m['date']}, in {r['minutes']:.1f} minutes. "
         f"Re-run it to refresh this file; `bench/README.md` says what each section measures."
         + (f" Not run by this command, so kept as the earlier file had them (with their rows of the targets table): "
-           f"{', '.join(PARTS[name][0].removeprefix('## ') + ' ' + name for name in kept)}." if kept else ""),
+           f"{', '.join(PARTS[name][0].removeprefix('## ') + ' ' + name for name in unrun)}." if unrun else ""),
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, {m['os']}; Python {m['python']}, "
         + ", ".join(f"{k} {val}" for k, val in v.items()) + ". "
@@ -206,14 +206,14 @@ def render(r: dict, previous: str = "") -> str:
     earlier = _previous_rows(previous)
     for name, measured, ok, why in targets(r):
         part = next((p for p, (_, rows) in PARTS.items() if any(x in name for x in rows)), None)
-        if part in kept:
+        if part in unrun:
             old_rows = [row for row in earlier if any(x in row.split(" | ")[0] for x in PARTS[part][1])]
             out += [row for row in old_rows if row not in out]
             continue
         out.append(f"| {name} | {measured} | {_verdict(ok)} | {why if ok is not True else ''} |")
     sections = {"quality": _quality, "ingest": _ingest, "scale": _scale, "service": _service, "cold": _cold}
     for name, write in sections.items():
-        out += ["", *(_previous_section(previous, PARTS[name][0]).splitlines() if name in kept
+        out += ["", *(_previous_section(previous, PARTS[name][0]).splitlines() if name in unrun
                       else write(r.get(name, {})))]
     for kept in hand_sections(previous):
         out += ["", kept]
