@@ -149,10 +149,14 @@ def _gpu_target(folder: Path = GPU_RUNS) -> tuple[str, str, bool | None, str]:
 BY_HAND = "<!-- measured by hand: make bench keeps this section -->"
 
 
+def _sections(text: str) -> list[str]:
+    """The `## ` sections of a RESULTS.md, each as it was."""
+    return [part.rstrip() for part in re.split(r"(?m)^(?=## )", text)[1:]]
+
+
 def hand_sections(previous: str) -> list[str]:
     """The `## ` sections of an earlier RESULTS.md that carry BY_HAND, as they were."""
-    parts = re.split(r"(?m)^(?=## )", previous)
-    return [p.rstrip() for p in parts[1:] if BY_HAND in p]
+    return [part for part in _sections(previous) if BY_HAND in part]
 
 
 # Which rows of the targets table and which `## ` section each part of the benchmark writes, so that a run of some
@@ -166,24 +170,16 @@ PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _previous_rows(previous: str) -> list[str]:
-    """The rows of an earlier file's targets table, as they were."""
-    table = previous.split("## Targets", 1)[1].split("\n## ", 1)[0] if "## Targets" in previous else ""
-    return [line for line in table.splitlines() if line.startswith("| ") and not line.startswith(("| target", "| ---"))]
-
-
-def _previous_section(previous: str, head: str) -> str | None:
-    """An earlier file's `## ` section whose heading starts with `head`, as it was."""
-    for part in re.split(r"(?m)^(?=## )", previous)[1:]:
-        if part.startswith(head):
-            return part.rstrip()
-    return None
+def _section_starting(sections: list[str], head: str) -> str:
+    """The section whose heading starts with `head` ("" when there is none)."""
+    return next((part for part in sections if part.startswith(head)), "")
 
 
 def render(r: dict, previous: str = "") -> str:
     m = r["machine"]
     v = m["versions"]
-    unrun = [name for name in PARTS if name not in r and _previous_section(previous, PARTS[name][0])]
+    earlier = _sections(previous)
+    unrun = [name for name in PARTS if name not in r and _section_starting(earlier, PARTS[name][0])]
     out = [
         "# Benchmark results",
         "",
@@ -203,17 +199,18 @@ def render(r: dict, previous: str = "") -> str:
         "| target | measured | | why (when not met) |",
         "| --- | --- | --- | --- |",
     ]
-    earlier = _previous_rows(previous)
+    earlier_rows = [line for line in _section_starting(earlier, "## Targets").splitlines()
+                    if line.startswith("| ") and not line.startswith(("| target", "| ---"))]
     for name, measured, ok, why in targets(r):
         part = next((p for p, (_, rows) in PARTS.items() if any(x in name for x in rows)), None)
         if part in unrun:
-            old_rows = [row for row in earlier if any(x in row.split(" | ")[0] for x in PARTS[part][1])]
+            old_rows = [row for row in earlier_rows if any(x in row.split(" | ")[0] for x in PARTS[part][1])]
             out += [row for row in old_rows if row not in out]
             continue
         out.append(f"| {name} | {measured} | {_verdict(ok)} | {why if ok is not True else ''} |")
     sections = {"quality": _quality, "ingest": _ingest, "scale": _scale, "service": _service, "cold": _cold}
     for name, write in sections.items():
-        out += ["", *(_previous_section(previous, PARTS[name][0]).splitlines() if name in unrun
+        out += ["", *(_section_starting(earlier, PARTS[name][0]).splitlines() if name in unrun
                       else write(r.get(name, {})))]
     for kept in hand_sections(previous):
         out += ["", kept]
