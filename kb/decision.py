@@ -110,6 +110,11 @@ def log_count(n: float) -> float:
     return math.log1p(max(0.0, n)) / math.log(8)
 
 
+def _logit_of(x: list[float], mean, scale, coef, intercept: float) -> float:
+    """A logistic regression's logit over standardised features (the decision's and each meaning's)."""
+    return intercept + sum(c * (v - m) / s for c, v, m, s in zip(coef, x, mean, scale))
+
+
 @dataclass(frozen=True)
 class Meaning:
     """A logistic regression over the MEANING_DIMS products, trained on its own before the decision's (its score,
@@ -121,7 +126,7 @@ class Meaning:
     intercept: float
 
     def score(self, products: list[float]) -> float:
-        return self.intercept + sum(c * (v - m) / s for c, v, m, s in zip(self.coef, products, self.mean, self.scale))
+        return _logit_of(products, self.mean, self.scale, self.coef, self.intercept)
 
     def to_json(self) -> dict:
         return {"mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
@@ -177,7 +182,7 @@ class DecisionModel:
         """The candidate model's probability that this candidate is the root cause (ranks candidates). A rule
         that fires on the candidate bounds it by the rule's record in training: a linear model would otherwise let
         strong retrieval over the very same words outweigh "another name in the same words"."""
-        z = self.intercept + sum(c * (v - m) / s for c, v, m, s in zip(self.coef, x, self.mean, self.scale))
+        z = _logit_of(x, self.mean, self.scale, self.coef, self.intercept)
         p = _sigmoid(z)
         for name, cap in self.caps:
             if x[FEATURE_NAMES.index(name)] > 0:
