@@ -220,6 +220,7 @@ def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify, lang):
     settings = settings_from(ctx)
     with progress_bar(enabled=not as_json) as tick:
         kb = open_kb(settings, kb_dir, progress=tick)
+    kb.preload_query_embedder()             # loads while the matcher and the first report are prepared
     source = kb_identity(kb)                # every answer says which knowledge base it came from
     from kb.feedback import FeedbackStore
     from kb.repro.results import ResultStore

@@ -144,6 +144,32 @@ def test_a_query_encoder_other_than_the_kbs_is_a_clear_error(onnx_kb, cache_dir)
         kb.close()
 
 
+def test_a_preloaded_query_encoder_is_the_one_queries_use_and_its_failure_reaches_the_caller(onnx_kb, cache_dir):
+    from kb.index.hybrid import KnowledgeBase
+
+    kb = KnowledgeBase.open(onnx_kb, Settings(cache_dir=cache_dir))
+    try:
+        kb.preload_query_embedder()
+        loading = kb._loading
+        assert loading is not None and loading.daemon
+        first = kb.query_embedder()
+        assert not loading.is_alive() and isinstance(first, onnx_e5.OnnxEmbedder)
+        kb.preload_query_embedder()                 # already loaded: nothing more starts
+        assert kb._loading is None and kb.query_embedder() is first
+        assert kb.search("ZeRO-3 size mismatch torch.Size([0]) load_state_dict", top=1)[0].source == "zero3_load.md"
+    finally:
+        kb.close()
+    wrong = KnowledgeBase.open(onnx_kb, Settings(cache_dir=cache_dir, encoder="torch"))
+    try:
+        wrong.preload_query_embedder()              # fails on its thread; said where the encoder is asked for
+        with pytest.raises(ModelUnavailable, match=r"embedded with the onnx-int8 encoder and TRIAGE_ENCODER=torch"):
+            wrong.embed_query("RuntimeError: NCCL error")
+        with pytest.raises(ModelUnavailable):       # and again on a later ask, not a silent None
+            wrong.embed_query("RuntimeError: NCCL error")
+    finally:
+        wrong.close()
+
+
 def test_another_encoder_re_embeds_everything_and_says_so(onnx_kb, cache_dir, tmp_path):
     import shutil
 

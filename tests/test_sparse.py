@@ -38,6 +38,23 @@ def test_scores_equal_bm25s_bit_for_bit(tmp_path):
     assert set(ours.idf()) == {t for t in ref.vocab_dict if t}
 
 
+def test_idf_is_bm25s_formula_over_the_chunks_that_hold_each_token(tmp_path):
+    token_lists = [tokenize(d) for d in DOCS]
+    sparse.build(token_lists, tmp_path)
+    idf = sparse.SparseIndex(tmp_path).idf()
+    n = len(DOCS)
+    for tok in {t for toks in token_lists for t in toks}:
+        df = sum(tok in toks for toks in token_lists)
+        assert idf[tok] == pytest.approx(np.log(1 + (n - df + 0.5) / (df + 0.5))), tok
+        assert tok in idf and idf.get(tok) == idf[tok]
+    assert idf["mismatch"] < idf["shm"]          # in three chunks against one
+    assert "" not in idf and "never-indexed" not in idf and idf.get("never-indexed", -1.0) == -1.0
+    with pytest.raises(KeyError):
+        idf["never-indexed"]
+    placeholder = {"\x00empty"}                 # the row of the empty chunk (sparse.build)
+    assert set(idf) == {t for toks in token_lists for t in toks} | placeholder and len(idf) == len(set(idf))
+
+
 def test_an_index_scored_with_a_non_occurrence_term_is_refused(tmp_path):
     sparse.build([tokenize(d) for d in DOCS], tmp_path)
     params = tmp_path / sparse.INDEX_DIR / "params.index.json"

@@ -1,6 +1,7 @@
 """A loaded knowledge base: documents + dense and BM25 indexes, with hybrid search over chunks."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,8 @@ class KnowledgeBase:
         self.sparse = SparseIndex(st.gen)
         self.row_doc = st.row_doc_ids()
         self._embedder = None
+        self._loading: threading.Thread | None = None
+        self._load_error: BaseException | None = None
 
     @classmethod
     def open(cls, kb_dir: Path, settings: Settings) -> "KnowledgeBase":
@@ -73,27 +76,49 @@ class KnowledgeBase:
 
         return kb_encoder(self.manifest)
 
-    def query_embedder(self):
-        if self._embedder is None:
-            from kb.config import DEFAULT_MODEL
-            from kb.index.encoder.factory import load_embedder
+    def preload_query_embedder(self) -> None:
+        """Start loading the query encoder on a thread, so that a one-shot command overlaps it with the rest of its
+        start-up (ONNX Runtime builds its session outside the interpreter lock). `query_embedder` waits for it and
+        raises what loading raised."""
+        if self._embedder is None and self._loading is None:
+            self._loading = threading.Thread(target=self._load_quietly, name="query-encoder", daemon=True)
+            self._loading.start()
 
-            model, built_with = self.manifest["model"], self.encoder
-            wanted = getattr(self.settings, "encoder", "auto")
-            if model == DEFAULT_MODEL and wanted not in ("auto", built_with):
-                raise ModelUnavailable(
-                    f"The knowledge base {self.path} was embedded with the {built_with} encoder and TRIAGE_ENCODER="
-                    f"{wanted}: queries must be embedded by the encoder that embedded the KB. Re-ingest it with "
-                    f"TRIAGE_ENCODER={wanted} (everything is re-embedded), or unset TRIAGE_ENCODER.")
-            try:
-                self._embedder = load_embedder(model, self.settings.cache_dir, purpose="query", encoder=built_with)
-            except ModelUnavailable as e:
-                if built_with == "torch":
-                    raise
-                raise ModelUnavailable(
-                    f"The knowledge base {self.path} was embedded with the {built_with} encoder, which cannot run "
-                    f"here ({e.user_message}). Re-ingest it with TRIAGE_ENCODER=torch.") from e
+    def _load_quietly(self) -> None:
+        try:
+            self._embedder = self._load_embedder()
+        except BaseException as e:      # kept for the caller of query_embedder, on its own thread
+            self._load_error = e
+
+    def query_embedder(self):
+        if self._loading is not None:
+            self._loading.join()
+            self._loading, error, self._load_error = None, self._load_error, None
+            if error is not None:
+                raise error
+        if self._embedder is None:
+            self._embedder = self._load_embedder()
         return self._embedder
+
+    def _load_embedder(self):
+        from kb.config import DEFAULT_MODEL
+        from kb.index.encoder.factory import load_embedder
+
+        model, built_with = self.manifest["model"], self.encoder
+        wanted = getattr(self.settings, "encoder", "auto")
+        if model == DEFAULT_MODEL and wanted not in ("auto", built_with):
+            raise ModelUnavailable(
+                f"The knowledge base {self.path} was embedded with the {built_with} encoder and TRIAGE_ENCODER="
+                f"{wanted}: queries must be embedded by the encoder that embedded the KB. Re-ingest it with "
+                f"TRIAGE_ENCODER={wanted} (everything is re-embedded), or unset TRIAGE_ENCODER.")
+        try:
+            return load_embedder(model, self.settings.cache_dir, purpose="query", encoder=built_with)
+        except ModelUnavailable as e:
+            if built_with == "torch":
+                raise
+            raise ModelUnavailable(
+                f"The knowledge base {self.path} was embedded with the {built_with} encoder, which cannot run "
+                f"here ({e.user_message}). Re-ingest it with TRIAGE_ENCODER=torch.") from e
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.query_embedder().encode_queries([text])[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,35 @@ def build(token_lists: list[list[str]], gen: Path) -> None:
     retriever.save(str(gen / INDEX_DIR), show_progress=False)
 
 
+class Idf(Mapping[str, float]):
+    """token -> IDF, each computed when asked: a matcher looks up a handful of tokens per report, and the whole table
+    took longer to build than a diagnosis (60 ms for the bundled KB's vocabulary)."""
+
+    def __init__(self, vocab: dict[str, int], df: np.ndarray, num_docs: int) -> None:
+        self._vocab, self._df, self._n = vocab, df, num_docs
+
+    def _col(self, tok: str) -> int | None:
+        # bm25s keeps an empty token in its vocabulary without a column of its own.
+        col = self._vocab.get(tok) if tok else None
+        return col if col is not None and col < len(self._df) else None
+
+    def __getitem__(self, tok: str) -> float:
+        col = self._col(tok)
+        if col is None:
+            raise KeyError(tok)
+        n, df = self._n, self._df[col]
+        return float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+
+    def __contains__(self, tok: object) -> bool:
+        return isinstance(tok, str) and self._col(tok) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (tok for tok in self._vocab if self._col(tok) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class SparseIndex:
     def __init__(self, gen: Path):
         folder = gen / INDEX_DIR
@@ -44,13 +74,9 @@ class SparseIndex:
         self.num_docs = int(params["num_docs"])
         self.dtype = np.dtype(params.get("dtype", "float32"))
 
-    def idf(self) -> dict[str, float]:
+    def idf(self) -> "Idf":
         """Inverse document frequency (over chunks) of every indexed token, BM25's own formula."""
-        n = self.num_docs
-        df = np.diff(self.indptr)
-        # bm25s keeps an empty token in its vocabulary without a column of its own.
-        return {tok: float(np.log(1 + (n - df[col] + 0.5) / (df[col] + 0.5)))
-                for tok, col in self.vocab.items() if tok and col < len(df)}
+        return Idf(self.vocab, np.diff(self.indptr), self.num_docs)
 
     def scores(self, tokens: list[str]) -> np.ndarray:
         """BM25 score of every chunk row for the query tokens (unknown tokens ignored)."""
