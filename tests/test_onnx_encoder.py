@@ -151,7 +151,7 @@ def test_a_preloaded_query_encoder_is_the_one_queries_use_and_its_failure_reache
     try:
         kb.preload_query_embedder()
         loading = kb._loading
-        assert loading is not None and loading.daemon
+        assert loading is not None
         first = kb.query_embedder()
         assert not loading.is_alive() and isinstance(first, onnx_e5.OnnxEmbedder)
         kb.preload_query_embedder()                 # already loaded: nothing more starts
@@ -168,6 +168,28 @@ def test_a_preloaded_query_encoder_is_the_one_queries_use_and_its_failure_reache
             wrong.embed_query("RuntimeError: NCCL error")
     finally:
         wrong.close()
+
+
+EXIT_WHILE_LOADING = """
+import sys, time
+from pathlib import Path
+from kb.config import Settings
+from kb.index.hybrid import KnowledgeBase
+kb = KnowledgeBase.open(Path(sys.argv[1]), Settings(cache_dir=Path(sys.argv[2])))
+kb.preload_query_embedder()
+time.sleep(float(sys.argv[3]))
+sys.exit(3)
+"""
+
+
+def test_a_process_that_ends_while_the_encoder_loads_exits_with_its_own_status(onnx_kb, cache_dir):
+    # An error or Ctrl-C in the moments the session is being built: ending then, with the loading thread inside ONNX
+    # Runtime, aborted in its C++ teardown ("terminate called without an active exception", status 134).
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for delay in ("0", "0.01", "0.02", "0.04", "0.06", "0.1"):
+        proc = subprocess.run([sys.executable, "-c", EXIT_WHILE_LOADING, str(onnx_kb), str(cache_dir), delay],
+                              cwd=ROOT, env=env, capture_output=True, timeout=120)
+        assert proc.returncode == 3 and b"terminate called" not in proc.stderr, (delay, proc.stderr[-500:])
 
 
 def test_another_encoder_re_embeds_everything_and_says_so(onnx_kb, cache_dir, tmp_path):

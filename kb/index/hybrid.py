@@ -79,9 +79,10 @@ class KnowledgeBase:
     def preload_query_embedder(self) -> None:
         """Start loading the query encoder on a thread, so that a one-shot command overlaps it with the rest of its
         start-up (ONNX Runtime builds its session outside the interpreter lock). `query_embedder` waits for it and
-        raises what loading raised."""
+        raises what loading raised. Not a daemon thread: a process that ends while ONNX Runtime is still building
+        the session (an error, Ctrl-C) would abort in its C++ teardown, so the interpreter waits for it first."""
         if self._embedder is None and self._loading is None:
-            self._loading = threading.Thread(target=self._load_quietly, name="query-encoder", daemon=True)
+            self._loading = threading.Thread(target=self._load_quietly, name="query-encoder")
             self._loading.start()
 
     def _load_quietly(self) -> None:
