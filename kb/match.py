@@ -31,6 +31,7 @@ from kb.index.glossary import gloss
 from kb.index.fusion import dense_norm, fused
 from kb.index.hybrid import KnowledgeBase, encoder_text
 from kb.index.retriever import DenseRetriever, Retriever, SparseRetriever
+from kb.index.sparse import bm25_idf
 from kb.index.talk import substance
 from kb.models import Document
 from kb.policy import POLICY, MatchPolicy
@@ -191,8 +192,7 @@ class Matcher:
         self.docs = kb.documents()
         self.idf = kb.sparse.idf()
         # the IDF of a token in `rare_chunks` chunks: a function name at least this rare tells where a failure is
-        n, df = kb.sparse.num_docs, policy.rare_chunks
-        self._rare_idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        self._rare_idf = bm25_idf(kb.sparse.num_docs, policy.rare_chunks)
         self._profiles: dict[str, EntryProfile] = {}
         self._embeddings: dict[str, np.ndarray] = {}     # the last two texts' query encodings (_embed)
         self._doc_tokens: dict[str, set[str]] | None = None

@@ -31,6 +31,11 @@ def build(token_lists: list[list[str]], gen: Path) -> None:
     retriever.save(str(gen / INDEX_DIR), show_progress=False)
 
 
+def bm25_idf(num_docs: int, df: int) -> float:
+    """BM25's inverse document frequency of a token in `df` of `num_docs` chunks (bm25s's lucene formula)."""
+    return float(np.log(1 + (num_docs - df + 0.5) / (df + 0.5)))
+
+
 class Idf(Mapping[str, float]):
     """token -> IDF, each computed when asked: a matcher looks up a handful of tokens per report, and the whole table
     took longer to build than a diagnosis (60 ms for the bundled KB's vocabulary)."""
@@ -47,8 +52,7 @@ class Idf(Mapping[str, float]):
         col = self._col(tok)
         if col is None:
             raise KeyError(tok)
-        n, df = self._n, self._df[col]
-        return float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+        return bm25_idf(self._n, self._df[col])
 
     def __contains__(self, tok: object) -> bool:
         return isinstance(tok, str) and self._col(tok) is not None
