@@ -44,7 +44,7 @@ def test_same_ids_as_tokenizers_whole_and_cut(pair):
     for text in texts:
         want = ref.encode(text).ids
         assert ours.encode(text) == want, text[:80]
-        for limit in (128, 512):
+        for limit in (16, 128, 512):
             cut = want if len(want) <= limit else want[: limit - 1] + [eos]
             assert ours.encode(text, limit) == cut, text[:80]
 

