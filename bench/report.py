@@ -201,13 +201,16 @@ def render(r: dict, previous: str = "") -> str:
     ]
     earlier_rows = [line for line in _section_starting(earlier, "## Targets").splitlines()
                     if line.startswith("| ") and not line.startswith(("| target", "| ---"))]
+    # Rows by part, in PARTS' order (rows of no part last); a part not run keeps the earlier file's rows, whether or
+    # not `targets` writes a placeholder for it.
+    by_part: dict[str | None, list[str]] = {name: [] for name in [*PARTS, None]}
     for name, measured, ok, why in targets(r):
         part = next((p for p, (_, rows) in PARTS.items() if any(x in name for x in rows)), None)
-        if part in unrun:
-            old_rows = [row for row in earlier_rows if any(x in row.split(" | ")[0] for x in PARTS[part][1])]
-            out += [row for row in old_rows if row not in out]
-            continue
-        out.append(f"| {name} | {measured} | {_verdict(ok)} | {why if ok is not True else ''} |")
+        if part not in unrun:
+            by_part[part].append(f"| {name} | {measured} | {_verdict(ok)} | {why if ok is not True else ''} |")
+    for part in unrun:
+        by_part[part] = [row for row in earlier_rows if any(x in row.split(" | ")[0] for x in PARTS[part][1])]
+    out += [row for rows in by_part.values() for row in rows]
     sections = {"quality": _quality, "ingest": _ingest, "scale": _scale, "service": _service, "cold": _cold}
     for name, write in sections.items():
         out += ["", *(_section_starting(earlier, PARTS[name][0]).splitlines() if name in unrun

@@ -110,6 +110,9 @@ def test_kb_written_past_the_exact_limit_is_approximate_and_reads_lazily(small_k
     assert info["vectors"] == "generated" and info["index"]["kind"] == "ivf-sq4"
     assert info["chunks"] > dense.EXACT_MAX
     kb = KnowledgeBase.open(tmp_path / "big", settings)
+    source = KnowledgeBase.open(small_kb, settings)
+    assert source.manifest.get("encoder") and kb.encoder == source.encoder, "queries encoded as the source's chunks"
+    source.close()
     docs = kb.documents()
     assert len(docs) == info["documents"] and len(docs.values()) == info["documents"]
     sources = [d.source for d in docs.values()]
@@ -181,8 +184,8 @@ def test_gpu_target_reads_the_newest_h100_run(tmp_path):
 
 
 def test_a_partial_run_keeps_what_it_did_not_measure():
-    """`bench.run --only cold` rewrites the cold-start section and its target; the quality section and its three
-    targets, which it did not run, stay as the earlier file had them (not "not run")."""
+    """`bench.run --only cold` rewrites the cold-start section and its target; the quality and ingest sections and
+    their targets, which it did not run, stay as the earlier file had them (not "not run")."""
     from bench.report import render
 
     previous = ("# Benchmark results\n\nold header\n\n## Targets\n\n| target | measured | | why (when not met) |\n"
@@ -190,9 +193,11 @@ def test_a_partial_run_keeps_what_it_did_not_measure():
                 "| leave-one-set-out accuracy ≥ 0.85 (pooled) | 0.680 over 3,863 reports | **not met** | why |\n"
                 "| wrong answers on positives ≤ 3% | 1.5% | **met** |  |\n"
                 "| answers at confidence ≥ 0.9: ≥ 95% right | 177/188 | **not met** | why |\n"
+                "| ingest ≥ 50 chunks/s on CPU | 48.4 chunks/s | **not met** | ingest why |\n"
                 "| cold `diagnose` ≤ 0.6 s | 1.12 s median of 5 | **not met** | old reason |\n\n"
                 "## 1. Quality: `triage eval` on the dev set, and leave one set out\n\nold quality figures\n\n"
                 "### Leave one set out\n\nold table\n\n"
+                "## 2. Ingest\n\nold ingest figures\n\n"
                 "## 5. Cold start\n\nold cold figures\n")
     machine = {"date": "2026-11-27 17:26 UTC", "cpu": "cpu", "cores": 2, "ram_gib": 23.5, "os": "Linux",
                "python": "3.11", "versions": {}, "commit": "abc1234", "uncommitted": False, "load_start": 1.0}
@@ -205,5 +210,8 @@ def test_a_partial_run_keeps_what_it_did_not_measure():
     assert "old cold figures" not in text and "**median 0.5 s**" in text
     assert "| cold `diagnose` ≤ 0.6 s | 0.50 s median of 3 | **met** |" in text and "1.12 s" not in text
     assert "kept as the earlier file had them" in text and "1. quality" in text
+    # a part whose targets are written only from its own figures (ingest) keeps its earlier rows too
+    assert "| ingest ≥ 50 chunks/s on CPU | 48.4 chunks/s | **not met** | ingest why |" in text
+    assert "old ingest figures" in text and "2. ingest" in text
     # with no earlier file, a part that did not run says so
     assert "Not run." in render(r, "")
