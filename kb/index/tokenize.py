@@ -12,7 +12,8 @@
 * English and Chinese stop words are dropped; single Latin letters too.
 
 Text is NFKC-normalised first, so full-width letters, digits and punctuation read as ASCII.
-Pure Python with precompiled regexes; jieba is imported and initialised on first use of Han text, silently.
+Pure Python with precompiled regexes. Han text is segmented as jieba does it, silently: from a table of jieba's
+words on disk (kb.index.han) in a process that segments little, from jieba's dictionary (0.8 s to load) past that.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import re
 import sys
 import tempfile
 import threading
+import time
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -102,41 +104,104 @@ def _writable_dir(candidates: Iterable[Path]) -> str | None:
     return None
 
 
+def _jieba_dir() -> str | None:
+    """Where jieba's prefix-dictionary cache and our word table live: the first writable of the configured cache
+    dir (else our user cache dir) and the temp dir (None: none is, and jieba falls back to the temp dir)."""
+    candidates = []
+    if _jieba_cache_dir is not None:
+        candidates.append(_jieba_cache_dir)
+    else:
+        try:
+            from kb.config import user_cache_dir
+
+            candidates.append(user_cache_dir() / "jieba")
+        except Exception:  # pragma: no cover - config unavailable: the temp dir will do
+            pass
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    candidates.append(Path(tempfile.gettempdir()) / f"triage-kb-jieba-{uid}")
+    return _writable_dir(candidates)
+
+
+def _import_jieba():
+    # jieba logs "Building prefix dict ..." at DEBUG on a stderr handler of its own, and a failed cache write
+    # at ERROR: quiet all of it, before the import can emit anything.
+    log = logging.getLogger("jieba")
+    log.setLevel(logging.CRITICAL + 1)
+    log.propagate = False
+    import jieba
+
+    jieba.setLogLevel(logging.CRITICAL + 1)
+    return jieba
+
+
+def _table_stamp(jieba) -> str:
+    from kb.index import han
+
+    return han.stamp(jieba.__version__, _ZH_DOMAIN_WORDS)
+
+
 def _segmenter():
+    """jieba with its dictionary loaded and our domain words added (~0.8 s); it (re)writes the word table that
+    `_word_table` reads when that is missing or stale."""
     global _jieba
     if _jieba is not None:
         return _jieba
     with _jieba_lock:
         if _jieba is not None:
             return _jieba
-        # jieba logs "Building prefix dict ..." at DEBUG on a stderr handler of its own, and a failed cache write
-        # at ERROR: quiet all of it, before the import can emit anything.
-        log = logging.getLogger("jieba")
-        log.setLevel(logging.CRITICAL + 1)
-        log.propagate = False
-        import jieba
-
-        jieba.setLogLevel(logging.CRITICAL + 1)
-        candidates = []
-        if _jieba_cache_dir is not None:
-            candidates.append(_jieba_cache_dir)
-        else:
-            try:
-                from kb.config import user_cache_dir
-
-                candidates.append(user_cache_dir() / "jieba")
-            except Exception:  # pragma: no cover - config unavailable: the temp dir will do
-                pass
-        uid = os.getuid() if hasattr(os, "getuid") else "user"
-        candidates.append(Path(tempfile.gettempdir()) / f"triage-kb-jieba-{uid}")
+        jieba = _import_jieba()
         seg = jieba.Tokenizer()
-        seg.tmp_dir = _writable_dir(candidates)  # None: jieba falls back to the temp dir and may fail quietly
+        seg.tmp_dir = _jieba_dir()  # None: jieba falls back to the temp dir and may fail quietly
         seg.cache_file = "jieba.cache"
         seg.initialize()
         for word in _ZH_DOMAIN_WORDS.split():
             seg.add_word(word)
+        if seg.tmp_dir is not None and _word_table() is None:
+            from kb.index import han
+
+            try:
+                han.write(Path(seg.tmp_dir) / han.TABLE, seg.FREQ, seg.total, _table_stamp(jieba))
+            except OSError:                 # a full or read-only disk: the next process loads jieba again
+                pass
         _jieba = seg
         return seg
+
+
+_table = None                       # the word table (kb.index.han), False where there is none or it is stale
+_table_seconds = 0.0                # time spent segmenting from it in this process
+# After this long segmenting from the table, jieba's dictionary is loaded instead (it takes about as long to load
+# and is faster per text): a one-shot command stays on the table, a bulk ingest pays the load once.
+TABLE_BUDGET_S = 0.8
+
+
+def _word_table():
+    global _table
+    if _table is None:
+        from kb.index import han
+
+        folder = _jieba_dir()
+        try:
+            if folder is None:
+                raise OSError("no cache dir")
+            _table = han.TableSegmenter(Path(folder) / han.TABLE, _table_stamp(_import_jieba()))
+        except (OSError, ValueError, EOFError, KeyError, TypeError):
+            _table = False
+    return _table or None
+
+
+def _cut_for_search(text: str) -> list[str]:
+    """jieba's search-mode cut: from the word table while that is cheaper, else from jieba's dictionary (the same
+    terms either way)."""
+    global _table_seconds
+    if _jieba is None and _table_seconds < TABLE_BUDGET_S:
+        with _jieba_lock:
+            table = _word_table()
+        if table is not None:
+            started = time.perf_counter()
+            terms = table.lcut_for_search(text)
+            _table_seconds += time.perf_counter() - started
+            return terms
+    return _segmenter().lcut_for_search(text)
 
 
 def _is_id_like(part: str) -> bool:
@@ -211,11 +276,10 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 
 def _han_terms(run: str) -> list[str]:
-    seg = _segmenter()
     terms: list[str] = []
     # jieba's HMM pass is quadratic on long runs of unknown characters; sentences are far shorter than this
     for start in range(0, len(run), _MAX_HAN_RUN):
-        terms.extend(t for t in seg.lcut_for_search(run[start : start + _MAX_HAN_RUN])
+        terms.extend(t for t in _cut_for_search(run[start : start + _MAX_HAN_RUN])
                      if t.strip() and t not in STOP_WORDS)
     return terms
 
