@@ -122,8 +122,13 @@ def targets(r: dict) -> list[tuple[str, str, bool | None, str]]:
     rows.append(_gpu_target())
     cold = r.get("cold", {})
     if "median_s" in cold:
-        ok = cold["median_s"] <= COLD_TARGET_S
-        rows.append((f"cold `diagnose` ≤ {COLD_TARGET_S} s", f"{cold['median_s']:.2f} s median of {len(cold['runs_s'])}",
+        zh = cold.get("zh", {}).get("median_s")
+        worst = max(cold["median_s"], zh or 0.0)
+        ok = worst <= COLD_TARGET_S
+        measured = f"{cold['median_s']:.2f} s median of {len(cold['runs_s'])}"
+        if zh is not None:
+            measured += f" (a Chinese report: {zh:.2f} s)"
+        rows.append((f"cold `diagnose` ≤ {COLD_TARGET_S} s", measured,
                      ok, "" if ok else "imports, the tokenizer's pieces, the ONNX Runtime session and two query "
                                        "encodings (section 5)"))
     else:
@@ -392,4 +397,7 @@ def _cold(c: dict) -> list[str]:
     return out + [
         f"`diagnose {c['example']}` against the {c['kb']}, each run a fresh process (after one untimed run that "
         f"builds the KB in the cache and warms the OS file cache): {', '.join(f'{t} s' for t in c['runs_s'])}; "
-        f"**median {c['median_s']} s**."]
+        f"**median {c['median_s']} s**."] + ([
+        "", f"The same for a Chinese report, `diagnose {c['zh']['example']}`: "
+            f"{', '.join(f'{t} s' for t in c['zh']['runs_s'])}; **median {c['zh']['median_s']} s**."]
+        if "median_s" in c.get("zh", {}) else [])

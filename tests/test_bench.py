@@ -154,7 +154,7 @@ def test_quick_bench_run_writes_results_for_every_section(tmp_path, cache_dir):
         assert 0 < row["rss_after_mb"] < 2000 and row["disk_mb"] > 0
     svc = results["service"]
     assert "skipped" in svc or svc["errors"] == 0
-    assert results["cold"]["median_s"] > 0
+    assert results["cold"]["median_s"] > 0 and results["cold"]["zh"]["median_s"] > 0
 
 
 def test_import_scale_imports_every_issue_and_a_second_run_costs_one_request(tmp_path):
@@ -210,6 +210,10 @@ def test_a_partial_run_keeps_what_it_did_not_measure():
     assert "old cold figures" not in text and "**median 0.5 s**" in text
     assert "| cold `diagnose` ≤ 0.6 s | 0.50 s median of 3 | **met** |" in text and "1.12 s" not in text
     assert "kept as the earlier file had them" in text and "1. quality" in text
+    r["cold"]["zh"] = {"example": "zh.txt", "runs_s": [0.7], "median_s": 0.7}
+    both = render(r, previous)
+    assert "| cold `diagnose` ≤ 0.6 s | 0.50 s median of 3 (a Chinese report: 0.70 s) | **not met** |" in both
+    assert "`diagnose zh.txt`: 0.7 s; **median 0.7 s**" in both
     # a part whose targets are written only from its own figures (ingest) keeps its earlier rows too
     assert "| ingest ≥ 50 chunks/s on CPU | 48.4 chunks/s | **not met** | ingest why |" in text
     assert "old ingest figures" in text and "2. ingest" in text
