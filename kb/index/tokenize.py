@@ -85,9 +85,10 @@ _jieba_cache_dir: Path | None = None
 
 
 def set_jieba_cache_dir(path: Path | str | None) -> None:
-    """Where jieba keeps its prefix-dictionary cache (default: our user cache dir if writable, else the temp dir).
+    """Where jieba keeps its prefix-dictionary cache and we keep its word table (default: our user cache dir if
+    writable, else the temp dir).
 
-    Call before the first tokenize() of Han text; later calls have no effect on an initialised segmenter.
+    Call before the first tokenize() of Han text; later calls have no effect on a segmenter or table in use.
     """
     global _jieba_cache_dir
     _jieba_cache_dir = Path(path) if path is not None else None
