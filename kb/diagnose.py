@@ -83,6 +83,15 @@ class Diagnoser:
             self._by_source = {src: doc_id for src, (doc_id, _, _) in self.kb.store.doc_index().items()}
         return self._by_source.get(source)
 
+    # A report in both languages with a traceback: what a first diagnosis prepares (the query encoder's session,
+    # regexes compiled on first use, the entries' profiles, the Chinese word table) is prepared by this one.
+    WARM_UP_REPORT = ('Traceback (most recent call last):\n  File "train.py", line 1, in <module>\n'
+                      'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n训练时显存不足')
+
+    def warm_up(self) -> None:
+        """Diagnose a made-up report once, so that a service's first real report is answered as fast as the rest."""
+        self.diagnose(self.WARM_UP_REPORT, name="warm-up")
+
     def diagnose(self, text: str, name: str = "<stdin>", top: int = 3, exclude: Collection[str] = (),
                  not_by: NotBy | None = None, lang: str | None = None) -> Diagnosis:
         """`exclude`: sources (github:OWNER/REPO#N) never to propose nor show, such as the issue the report is.

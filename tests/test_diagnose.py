@@ -175,3 +175,19 @@ def test_ingest_of_a_missing_path_is_one_line(small_kb, tmp_path):
     proc = run_cli(["ingest", str(tmp_path / "nope"), "--kb", str(tmp_path / "kb")], small_kb)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr.decode() and "nope" in proc.stderr.decode()
+
+
+def test_warm_up_prepares_the_encoder_and_the_chinese_segmenter_of_a_fresh_process(small_kb):
+    """What a service does before it reports ready: after it, a first real report (English or Chinese) finds the
+    query encoder loaded and Chinese segmentation ready."""
+    kb_dir, settings = small_kb
+    code = ("import sys; from pathlib import Path; from kb.config import Settings; "
+            "from kb.index.hybrid import KnowledgeBase; from kb.diagnose import Diagnoser; "
+            "from kb.index import tokenize as t; "
+            "kb = KnowledgeBase.open(Path(sys.argv[1]), Settings(cache_dir=Path(sys.argv[2]))); d = Diagnoser(kb); "
+            "before = (kb._embedder is not None, bool(t._table or t._jieba)); d.warm_up(); "
+            "print(before, (kb._embedder is not None, bool(t._table or t._jieba)))")
+    proc = subprocess.run([sys.executable, "-c", code, str(kb_dir), str(settings.cache_dir)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[0] == "(False, False) (True, True)"

@@ -43,9 +43,9 @@ def _init(settings: Settings, kb_path: str) -> None:
     kb = KnowledgeBase.open(Path(kb_path), settings)
     feedback = FeedbackStore(state_for(settings, kb.path), scoped=settings.feedback_veto_scope != "global")
     repro = ResultStore(state_for(settings, kb.path))
-    _worker.update(kb=kb, feedback=feedback, repro=repro,
-                   diagnoser=Diagnoser(kb, feedback=feedback, repro=repro))
-    kb.embed_query("warm up")
+    diagnoser = Diagnoser(kb, feedback=feedback, repro=repro)
+    _worker.update(kb=kb, feedback=feedback, repro=repro, diagnoser=diagnoser)
+    diagnoser.warm_up()
     _exit_with_parent(os.getppid())
 
 

@@ -63,7 +63,7 @@ class ServiceState:
         return self._ready.is_set()
 
     def load(self, kb: KnowledgeBase | None = None) -> None:
-        """Open the KB (unless given), build the diagnoser, warm the query encoder, then run the ready hooks."""
+        """Open the KB (unless given), build the diagnoser, warm it up (`Diagnoser.warm_up`), then run the ready hooks."""
         from kb.diagnose import Diagnoser
         from kb.feedback import FeedbackStore
         from kb.repro.results import ResultStore
@@ -88,7 +88,7 @@ class ServiceState:
 
                 self.pool = DiagnosisPool(self.settings, kb.path, self.workers)
             else:
-                kb.embed_query("warm up")
+                diagnoser.warm_up()
             identity = kb_identity(kb)
         except Exception as exc:  # noqa: BLE001 - reported by /healthz and the log, not raised into the loop
             self.load_error = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
@@ -153,7 +153,7 @@ class ServiceState:
             kb = old.reopen()
             diagnoser = Diagnoser(kb, feedback=self.feedback, repro=self.repro)
             if self.pool is None:
-                kb.embed_query("warm up")    # (workers open the new generation themselves, at their next diagnosis)
+                diagnoser.warm_up()          # (workers open the new generation themselves, at their next diagnosis)
             identity = kb_identity(kb)
         except Exception as exc:  # noqa: BLE001 - a half-written or incompatible generation: keep the old one
             why = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
