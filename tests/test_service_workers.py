@@ -11,6 +11,7 @@ import pytest
 
 from bot.service.app import create_app
 from kb.config import Settings
+from kb.index import tokenize
 from tests.service_support import REPORTS, LiveServer, small_kb
 
 pytestmark = pytest.mark.slow
@@ -46,6 +47,8 @@ def test_worker_processes_answer_in_parallel_with_the_same_bytes_and_no_lock(cac
         assert got == expected
         pids = {state.pool.call(os.getpid) for _ in range(8)}
         assert os.getpid() not in pids and 1 <= len(pids) <= 2
+        # Workers keep jieba's cache and word table where the service does (TRIAGE_CACHE_DIR), not in a default.
+        assert state.pool.call(tokenize._jieba_dir) == str(cache_dir / "jieba")
     # The service stopped: its worker processes are gone, none left holding a KB and an encoder.
     for pid in pids:
         with pytest.raises(ProcessLookupError):
