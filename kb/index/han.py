@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import marshal
-import mmap
-import os
-import struct
 from math import log
 from pathlib import Path
 
 import numpy as np
 
+from kb.index import mapped
+
 FORMAT = 1
 TABLE = "jieba-words.table"
 _MAGIC = b"JIEBATAB"
-_HEAD = struct.Struct("<8sIQ")   # magic, format, length of the marshalled settings that follow
-_ALIGN = 64
 
 
 def stamp(jieba_version: str, added_words: str) -> str:
@@ -43,16 +39,11 @@ def write(path: Path, freq: dict[str, int], total: int, stamp_: str) -> None:
             rows[b] = 0
     keys = sorted(rows)
     width = max(1, max(map(len, keys)))
-    settings = marshal.dumps({"n": len(keys), "width": width, "total": int(total), "stamp": stamp_,
-                              "longest": max(len(k.decode("utf-8")) for k in keys)})
-    parts = [_HEAD.pack(_MAGIC, FORMAT, len(settings)), settings]
-    for array in (np.array(keys, dtype=f"S{width}"), np.array([rows[k] for k in keys], dtype=np.int64)):
-        used = sum(map(len, parts))
-        parts += [b"\0" * (-used % _ALIGN), array.tobytes()]
+    settings = {"n": len(keys), "width": width, "total": int(total), "stamp": stamp_,
+                "longest": max(len(k.decode("utf-8")) for k in keys)}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(b"".join(parts))
-    os.replace(tmp, path)
+    mapped.write(path, _MAGIC, FORMAT, settings,
+                 [np.array(keys, dtype=f"S{width}"), np.array([rows[k] for k in keys], dtype=np.int64)])
 
 
 class TableSegmenter:
@@ -62,25 +53,11 @@ class TableSegmenter:
     def __init__(self, path: Path, stamp_: str) -> None:
         import jieba                     # its regexes and HMM (finalseg) tables: ~30 ms, no dictionary
 
-        with open(path, "rb") as f:
-            self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        if len(self._mm) < _HEAD.size:
-            raise ValueError(f"{path}: not a word table")
-        magic, fmt, size = _HEAD.unpack_from(self._mm)
-        if magic != _MAGIC or fmt != FORMAT:
-            raise ValueError(f"{path}: word table format {fmt if magic == _MAGIC else '?'}, expected {FORMAT}")
-        meta = marshal.loads(self._mm[_HEAD.size:_HEAD.size + size])
+        meta, (self._keys, self._freqs) = mapped.read(path, _MAGIC, FORMAT, "word table", lambda m: [
+            (f"S{m['width']}", m["n"]), (np.int64, m["n"])])
         if meta.get("stamp") != stamp_:
             raise ValueError(f"{path}: written for another jieba or word list")
-        n, width = meta["n"], meta["width"]
-        offset = _HEAD.size + size
-        arrays = []
-        for dtype, itemsize in ((f"S{width}", width), (np.int64, 8)):
-            offset += -offset % _ALIGN
-            arrays.append(np.frombuffer(self._mm, dtype=dtype, count=n, offset=offset))
-            offset += n * itemsize
-        self._keys, self._freqs = arrays
-        self._width = width
+        self._width = meta["width"]
         self._longest = meta["longest"]
         self._logtotal = log(meta["total"])
         self._re_han, self._re_skip = jieba.re_han_default, jieba.re_skip_default

@@ -12,29 +12,26 @@ does), a run of <unk> fused into one, and <s> ... </s> around it.
 from __future__ import annotations
 
 import marshal
-import mmap
-import os
 import re
-import struct
 from itertools import islice
 from pathlib import Path
 
 import numpy as np
+
+from kb.index import mapped
 
 FORMAT = 2
 META = "\u2581"
 UNK_PENALTY = 10.0           # an unknown character scores this far below the lowest piece (SentencePiece's rule)
 _SPACES = re.compile(" {2,}")
 _MAGIC = b"UNIGRAM\0"
-_HEAD = struct.Struct("<8sIQ")   # magic, format, length of the marshalled settings that follow
-_ALIGN = 64
 
 
 def write(path: Path, pieces: list[str], scores: list[float], norm: dict[int, str], bos: int, eos: int,
           unk: int) -> None:
     """Write the tokenizer's data (atomically: a reader never sees half a file).
 
-    Layout: a header, the marshalled small settings, then three arrays a reader maps without loading them: the
+    Layout (kb.index.mapped): the small settings, then three arrays a reader maps without loading them: the
     pieces' UTF-8 bytes as fixed-width records in sorted order, their ids, their scores (float64, exact). Building
     a 250k-key dict was most of a one-shot `diagnose`'s tokenizer cost; a sorted table is searched in one numpy call
     for all of a text's candidate pieces instead."""
@@ -46,18 +43,11 @@ def write(path: Path, pieces: list[str], scores: list[float], norm: dict[int, st
     keys = sorted(last)
     width = max(1, max(map(len, keys)))
     known = "".join(sorted({c for p in pieces for c in p}))
-    settings = marshal.dumps({"n": len(keys), "width": width, "norm": norm, "known": known, "bos": bos, "eos": eos,
-                              "unk": unk, "longest": max(map(len, pieces)),
-                              "unk_score": min(float(x) for x in scores) - UNK_PENALTY})
+    settings = {"n": len(keys), "width": width, "norm": norm, "known": known, "bos": bos, "eos": eos, "unk": unk,
+                "longest": max(map(len, pieces)), "unk_score": min(float(x) for x in scores) - UNK_PENALTY}
     table = np.array(keys, dtype=f"S{width}")
     ids = np.array([last[k] for k in keys], dtype=np.int64)
-    parts = [_HEAD.pack(_MAGIC, FORMAT, len(settings)), settings]
-    for array in (table, ids, np.asarray(scores, dtype=np.float64)[ids]):
-        used = sum(map(len, parts))
-        parts += [b"\0" * (-used % _ALIGN), array.tobytes()]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(b"".join(parts))
-    os.replace(tmp, path)
+    mapped.write(path, _MAGIC, FORMAT, settings, [table, ids, np.asarray(scores, dtype=np.float64)[ids]])
 
 
 def upgrade(legacy: Path, path: Path) -> None:
@@ -71,21 +61,8 @@ def upgrade(legacy: Path, path: Path) -> None:
 
 class UnigramTokenizer:
     def __init__(self, path: Path) -> None:
-        with open(path, "rb") as f:
-            self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        if len(self._mm) < _HEAD.size:
-            raise ValueError(f"{path}: not a tokenizer file")
-        magic, fmt, size = _HEAD.unpack_from(self._mm)
-        if magic != _MAGIC or fmt != FORMAT:
-            raise ValueError(f"{path}: tokenizer format {fmt if magic == _MAGIC else '?'}, expected {FORMAT}")
-        meta = marshal.loads(self._mm[_HEAD.size:_HEAD.size + size])
-        n, width = meta["n"], meta["width"]
-        offset = _HEAD.size + size
-        arrays = []
-        for dtype, itemsize in ((f"S{width}", width), (np.int64, 8), (np.float64, 8)):
-            offset += -offset % _ALIGN
-            arrays.append(np.frombuffer(self._mm, dtype=dtype, count=n, offset=offset))
-            offset += n * itemsize
+        meta, arrays = mapped.read(path, _MAGIC, FORMAT, "tokenizer", lambda m: [
+            (f"S{m['width']}", m["n"]), (np.int64, m["n"]), (np.float64, m["n"])])
         self._table, self._table_ids, self._table_scores = arrays
         self.bos, self.eos, self.unk = meta["bos"], meta["eos"], meta["unk"]
         self._longest = meta["longest"]
