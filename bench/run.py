@@ -73,10 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     from bench.machine import load_average, machine_info
     from kb.config import Settings
-    from kb.index.tokenize import set_jieba_cache_dir
+    from kb.index.tokenize import use_cache_dir
 
     settings = Settings(kb=None)
-    set_jieba_cache_dir(settings.cache_dir / "jieba")
+    use_cache_dir(settings.cache_dir)
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

@@ -91,10 +91,10 @@ def main() -> None:
     from kb.config import Settings
     from kb.index import store
     from kb.index.hybrid import KnowledgeBase
-    from kb.index.tokenize import set_jieba_cache_dir, tokenize
+    from kb.index.tokenize import tokenize, use_cache_dir
 
     settings = Settings()
-    set_jieba_cache_dir(settings.cache_dir / "jieba")
+    use_cache_dir(settings.cache_dir)
     spec = json.loads(args.queries.read_text())
     texts = [Path(p).read_text(encoding="utf-8", errors="replace") for p in spec["texts"]]
     qvecs = np.load(spec["vectors"])

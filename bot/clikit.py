@@ -98,9 +98,9 @@ def settings_from(ctx: click.Context) -> Settings:
     obj = ctx.ensure_object(dict)
     if "settings" not in obj:
         settings = load_settings()
-        from kb.index.tokenize import set_jieba_cache_dir
+        from kb.index.tokenize import use_cache_dir
 
-        set_jieba_cache_dir(settings.cache_dir / "jieba")
+        use_cache_dir(settings.cache_dir)
         obj["settings"] = settings
     return obj["settings"]
 

@@ -32,9 +32,9 @@ def _init(settings: Settings, kb_path: str) -> None:
     # One core's worth of threads per worker: the workers are the parallelism.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from kb.index.encoder import onnx_e5
-    from kb.index.tokenize import set_jieba_cache_dir
+    from kb.index.tokenize import use_cache_dir
 
-    set_jieba_cache_dir(settings.cache_dir / "jieba")   # as the service process has it (bot.clikit.settings_from)
+    use_cache_dir(settings.cache_dir)   # as the service process has it (bot.clikit.settings_from)
 
     onnx_e5.DEFAULT_THREADS = 1
     from kb.diagnose import Diagnoser

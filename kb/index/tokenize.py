@@ -28,8 +28,9 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Final
 
-__all__ = ["TOKENIZER_VERSION", "STOP_WORDS", "set_jieba_cache_dir", "tokenize", "tokenize_many"]
+__all__ = ["TOKENIZER_VERSION", "STOP_WORDS", "use_cache_dir", "tokenize", "tokenize_many"]
 
 # Stored in an index's manifest; change it whenever tokenize() would give different terms for the same text.
 TOKENIZER_VERSION = "zh-en-code-1"
@@ -84,14 +85,17 @@ _jieba_lock = threading.Lock()
 _jieba_cache_dir: Path | None = None
 
 
-def set_jieba_cache_dir(path: Path | str | None) -> None:
-    """Where jieba keeps its prefix-dictionary cache and we keep its word table (default: our user cache dir if
-    writable, else the temp dir).
+JIEBA_FOLDER: Final = "jieba"     # under the cache dir: jieba's prefix-dictionary cache and our word table
+
+
+def use_cache_dir(cache_dir: Path | str | None) -> None:
+    """Keep jieba's prefix-dictionary cache and our word table in the `jieba` folder of this cache dir (the
+    settings' TRIAGE_CACHE_DIR; default: our user cache dir if writable, else the temp dir).
 
     Call before the first tokenize() of Han text; later calls have no effect on a segmenter or table in use.
     """
     global _jieba_cache_dir
-    _jieba_cache_dir = Path(path) if path is not None else None
+    _jieba_cache_dir = Path(cache_dir) / JIEBA_FOLDER if cache_dir is not None else None
 
 
 def _writable_dir(candidates: Iterable[Path]) -> str | None:
@@ -115,7 +119,7 @@ def _jieba_dir() -> str | None:
         try:
             from kb.config import user_cache_dir
 
-            candidates.append(user_cache_dir() / "jieba")
+            candidates.append(user_cache_dir() / JIEBA_FOLDER)
         except Exception:  # pragma: no cover - config unavailable: the temp dir will do
             pass
     uid = os.getuid() if hasattr(os, "getuid") else "user"
