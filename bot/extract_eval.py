@@ -68,21 +68,39 @@ class DocResult:
     fix: bool | None = None
 
 
-def extracted_lines(doc) -> list[str]:
+def extracted_groups(doc) -> list[list[str]]:
     """The error lines the matcher reads of a document: the events of its tracebacks (the first line of each
-    message) and its error lines, each once."""
+    message) and its error lines, grouped by what the matcher reads as one line, in text order. Copies of one line
+    from different ranks or steps are one (`copies`), and so are a traceback's event and the error line it was
+    printed as (one signature)."""
     from kb.traceback.parse import documents_error, parse_report
+    from kb.traceback.signature import signature_of_event, signature_of_line
 
-    out: list[str] = []
+    keyed: dict[str, tuple] = {}
     for block in doc.tracebacks:
         for ev in parse_report(block).events:
-            if documents_error(ev, bool(doc.error_lines)) and ev.message:
-                out.append(ev.message.split("\n", 1)[0])
-    out += doc.error_lines
-    lines = [line.strip() for line in out if line.strip()]
+            if documents_error(ev, bool(doc.error_lines)) and ev.message.strip():
+                sig = signature_of_event(ev)
+                keyed.setdefault(ev.message.split("\n", 1)[0].strip(), (sig.exc_type, sig.template))
+    for line in doc.error_lines:
+        if line.strip():
+            sig = signature_of_line(line)
+            keyed.setdefault(line.strip(), (sig.exc_type, sig.template))
+    lines = list(keyed)
     at = {line: doc.body.find(line) for line in lines}
     lines.sort(key=lambda line: at[line] if at[line] >= 0 else len(doc.body))     # the first copy is the first
-    return [group[0] for group in copies(lines)]
+    groups: list[list[str]] = []
+    where: dict = {}
+    for line in lines:
+        keys = (("line", dedupe_key(clean_line(line))), ("signature", keyed[line]))
+        k = next((where[key] for key in keys if key in where), None)
+        if k is None:
+            k = len(groups)
+            groups.append([])
+        groups[k].append(line)
+        for key in keys:
+            where.setdefault(key, k)
+    return groups
 
 
 def copies(lines) -> list[list[str]]:
@@ -122,11 +140,12 @@ def run_extract_eval(setdir: Path, settings: Settings) -> tuple[dict, list[DocRe
     results = []
     for doc, want, cause, fix in labels:
         d = extract_document(raws[doc], doc, boilerplate)
-        got = extracted_lines(d)
+        got = extracted_groups(d)
         labelled = copies(want)
-        r = DocResult(doc, [group[0] for group in labelled], got)
-        r.missed = [group[0] for group in labelled if not any(found(w, g) for w in group for g in got)]
-        r.spurious = [g for g in got if not any(rightly_extracted(g, w) for w in want)]
+        r = DocResult(doc, [group[0] for group in labelled], [group[0] for group in got])
+        r.missed = [group[0] for group in labelled
+                    if not any(found(w, g) for w in group for lines in got for g in lines)]
+        r.spurious = [lines[0] for lines in got if not any(rightly_extracted(g, w) for g in lines for w in want)]
         if cause:
             r.root_cause = holds_quote(cause, d.root_cause)
         if fix:

@@ -180,3 +180,20 @@ def test_a_cut_tracebacks_source_line_is_no_error_line_of_a_document_that_prints
     [ev] = [e for e in parse_report(block).events if e.origin != "prose"]
     assert not documents_error(ev, printed_elsewhere=True)
     assert documents_error(ev, printed_elsewhere=False)     # all the document has: keep it
+
+
+def test_eval_extract_counts_a_traceback_event_and_its_printed_line_once(tmp_path):
+    """The matcher keeps one signature of a traceback's exception and the same line found by the line rules, so the
+    count of extracted lines does too: one right line, not two (which would also inflate precision)."""
+    from bot.cli import main
+
+    (tmp_path / "docs").mkdir()
+    err = "ValueError: expected sequence of length 4 at dim 1 (got 3)"
+    (tmp_path / "docs" / "a.md").write_text(
+        "# Collate fails\n\n```\nTraceback (most recent call last):\n  File \"/x/collate.py\", line 3, in f\n"
+        f"    return torch.tensor(batch)\n{err}\n```\n\nThe batches were not padded.\n", encoding="utf-8")
+    (tmp_path / "labels.jsonl").write_text(json.dumps({"doc": "docs/a.md", "error_lines": [err],
+                                                       "root_cause": None, "fix": None}) + "\n", encoding="utf-8")
+    got = json.loads(CliRunner().invoke(main, ["eval-extract", str(tmp_path), "--json"]).output)
+    assert got["error_lines"] == {"labelled": 1, "extracted": 1, "recall": 1.0, "precision": 1.0}
+
