@@ -197,3 +197,15 @@ def test_eval_extract_counts_a_traceback_event_and_its_printed_line_once(tmp_pat
     got = json.loads(CliRunner().invoke(main, ["eval-extract", str(tmp_path), "--json"]).output)
     assert got["error_lines"] == {"labelled": 1, "extracted": 1, "recall": 1.0, "precision": 1.0}
 
+
+def test_the_header_of_a_c10_backtrace_is_structure_not_part_of_the_message():
+    from kb.traceback.parse import parse_report
+
+    text = ("terminate called after throwing an instance of 'c10::DistBackendError'\n"
+            "  what():  [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLGATHER) "
+            "ran for 1800216 milliseconds before timing out.\n"
+            "Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:565 "
+            "(most recent call first):\n"
+            "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 (0x7f1d in /x/libc10.so)\n")
+    assert classify_line(text.split("\n")[2]) == "frame"
+    assert all("Exception raised from" not in ev.message for ev in parse_report(text).events)

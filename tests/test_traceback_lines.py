@@ -29,7 +29,7 @@ CLASSIFY_CASES = [
      "OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800412 milliseconds before timing out.", "nccl"),
     ("terminate called after throwing an instance of 'c10::Error'", "cpp"),
     ("what():  CUDA driver error: invalid argument", "cuda"),
-    ("Exception raised from alloc at ../c10/cuda/CUDACachingAllocator.cpp:1089 (most recent call first):", "cpp"),
+    ("Exception raised from alloc at ../c10/cuda/CUDACachingAllocator.cpp:1089 (most recent call first):", "frame"),   # the header of a c10 backtrace
     ("Segmentation fault (core dumped)", "cpp"),
     ("/usr/lib/python3/site-packages/torch/utils/checkpoint.py:31: UserWarning: None of the inputs have "
      "requires_grad=True. Gradients will be None", "warning"),  # warnings.warn format: path:line: Category: msg
