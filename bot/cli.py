@@ -213,14 +213,14 @@ def _read_report(arg: str, max_bytes: int):
 def diagnose_cmd(ctx, files, kb_dir, as_json, top, verify, lang):
     """Diagnose tracebacks / error reports (FILE... ; - reads standard input)."""
     from bot.progress import progress_bar
-    from bot.render.terminal import print_diagnosis
-    from kb.diagnose import Diagnoser, answer_json
-    from kb.stats import kb_identity
 
     settings = settings_from(ctx)
     with progress_bar(enabled=not as_json) as tick:
         kb = open_kb(settings, kb_dir, progress=tick)
-    kb.preload_query_embedder()             # loads while the matcher and the first report are prepared
+    kb.preload_query_embedder()             # loads while the modules below, the matcher and the report are prepared
+    from bot.render.terminal import print_diagnosis
+    from kb.diagnose import Diagnoser, answer_json
+    from kb.stats import kb_identity
     source = kb_identity(kb)                # every answer says which knowledge base it came from
     from kb.feedback import FeedbackStore
     from kb.repro.results import ResultStore
