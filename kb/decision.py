@@ -71,6 +71,9 @@ FEATURES: Final[list[tuple[str, str]]] = [
     ("entry_lines", "how many error lines the entry has (log count)"),
     ("events", "how many error events the report has (log count)"),
     ("prose", "how much the reporter wrote (log characters)"),
+    ("cause_lead", "IDF weight of the terms of the entry's cause and fixes the report uses outside any candidate's "
+                   "error lines, less the best other candidate's (signed log); 0 where the reporter wrote no words of "
+                   "their own"),
 ]
 SIGNALS: Final[int] = len(FEATURES)     # the matcher measures these; the model derives the next one (DERIVED)
 

@@ -33,6 +33,7 @@ from kb.index.hybrid import KnowledgeBase, encoder_text
 from kb.index.retriever import DenseRetriever, Retriever, SparseRetriever
 from kb.index.sparse import bm25_idf
 from kb.index.talk import substance
+from kb.index.tokenize import tokenize
 from kb.models import Document
 from kb.policy import POLICY, MatchPolicy
 from kb.traceback.facts import FACTS
@@ -52,6 +53,8 @@ class EntryProfile:
     doc: Document
     sigs: list[tuple[str, Signature]]
     frames: set[str]
+    line_terms: frozenset[str]           # terms of its error lines
+    cause_terms: frozenset[str]          # terms of its cause and fixes that its error lines do not print
 
 
 @dataclass
@@ -72,6 +75,8 @@ class Candidate:
     frames: float = 0.0
     corroboration: float = 0.0
     sig_raw: float = 0.0                             # the best pair's similarity before the event's weight
+    cause: float = 0.0                               # IDF weight of the entry's cause terms the report uses
+    cause_lead: float = 0.0                          # cause minus the best other considered candidate's
     sig_role: str = ""                               # role of the report event in the best pair
     sig_pair: tuple[str, str] | None = None          # (report line, entry line) that matched best
     sig_why: list[str] = field(default_factory=list)
@@ -133,7 +138,19 @@ def profile(doc: Document) -> EntryProfile:
         add(line, signature_of_line(line))
     # An entry's OOM lines rarely say where it struck; its title does ("OOM in backward", "评估时 OOM").
     sigs = [(line, with_oom_phase(sig, doc.title, "entry's title")) for line, sig in sigs]
-    return EntryProfile(doc=doc, sigs=sigs, frames=frames)
+    line_terms = frozenset(tokenize("\n".join(doc.error_lines)))
+    return EntryProfile(doc=doc, sigs=sigs, frames=frames, line_terms=line_terms,
+                        cause_terms=_cause_words(doc) - line_terms)
+
+
+def _cause_words(doc: Document) -> frozenset[str]:
+    """The terms an entry uses to say why it failed and how it was fixed, in every language it is written in. Less
+    those of its error lines, they are what can tell the same cause from a look-alike that prints the same message
+    (a config key, a package, a flag, a platform)."""
+    words = [doc.root_cause, *(f.text for f in doc.fixes)]
+    for local in doc.texts.values():
+        words += [local.root_cause, *local.fixes]
+    return frozenset(tokenize(" ".join(words)))
 
 
 def _query_events(report: Report, p: MatchPolicy) -> list[QueryEvent]:
@@ -221,8 +238,6 @@ class Matcher:
         share of their tokens in the entry (rare ones weigh more). 0 unless the entry speaks of at least two of the
         functions, or of one whose whole name only a few chunks of the KB use (`_validate_model_kwargs`): a
         common one (`from_pretrained`) is where half of any KB passes, and says nothing of the cause."""
-        from kb.index.tokenize import tokenize
-
         if self._doc_tokens is None:
             self._doc_tokens = self.kb.store.doc_tokens()
         vocab = self._doc_tokens.get(doc_id, set())
@@ -282,6 +297,8 @@ class Matcher:
         rest = _Rest(self, prose, sorted({k.split(":")[-1] for k in qframes}), others)
         considered = _considered(ranked, p)
         rest.corroborate(considered)
+        if len(prose) >= p.prose_min:
+            self._cause_overlap(considered, text)
         self._apply_feedback(ranked, qevents, rule_out)
         printed = _printed(qevents)
         primary_known = max((c.sig_raw for c in ranked if c.sig_role == "primary"), default=0.0) >= p.sig_related
@@ -353,6 +370,19 @@ class Matcher:
                 if why:
                     c.vetoed = why
 
+    def _cause_overlap(self, considered: list[Candidate], text: str) -> None:
+        """Per candidate, the IDF weight of its cause terms the report uses (`cause`), and how far that leads the
+        best other candidate's (`cause_lead`). Measured only where the reporter wrote words of their own (the
+        policy's prose_min, as for the meaning), and on its words that are not any candidate's error lines: the
+        signature features compare the message, and a look-alike whose cause happens to use the words of another
+        entry's message would otherwise lead the entry that prints it."""
+        profiles = [self.profile(c.doc_id) for c in considered]
+        terms = set(tokenize(text)).difference(*(prof.line_terms for prof in profiles))
+        for c, prof in zip(considered, profiles):
+            c.cause = sum(self.idf[t] for t in prof.cause_terms & terms if t in self.idf)
+        for c in considered:
+            c.cause_lead = c.cause - max((o.cause for o in considered if o is not c), default=0.0)
+
     def _features(self, c: Candidate, ranked: list[Candidate], leaders: "_Leaders", qevents: list[QueryEvent],
                   printed: bool, primary_known: bool, rest: "_Rest") -> list[float]:
         """The candidate's signals as the decision model's feature vector (kb.decision.FEATURES, in order)."""
@@ -408,6 +438,7 @@ class Matcher:
                                    and not c.sig_inferred),
             "entry_lines": log_count(len(sigs)), "events": log_count(len(qevents)),
             "prose": math.log1p(len(rest.prose)) / 8,
+            "cause_lead": math.copysign(math.log1p(abs(c.cause_lead)), c.cause_lead) / 3,
         }
         return [float(f[name]) for name in FEATURE_NAMES[:SIGNALS]]
 

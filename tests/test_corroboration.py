@@ -99,6 +99,20 @@ def test_an_entry_that_agrees_on_the_fact_the_top_one_conflicts_on_is_the_likely
     assert likely.probability > 5 * max(others)      # 8x with the 119-set weights, 13x with the 107-set ones
 
 
+@pytest.mark.parametrize("words,leader", [
+    ("The discriminator's optimizer_d.step() runs before the generator loss calls backward().",
+     "optimizer_step_before_second_backward"),
+    ("Every residual block clones nothing: its input goes through the activation, then into the skip branch.",
+     "relu_inplace_overwrites_saved_input"),
+], ids=["step-before-backward", "residual-block"])
+def test_the_words_of_an_entrys_cause_lead_for_that_entry(corpus_diagnoser, words, leader):
+    # Both entries print the same in-place error; what the report says beyond it is in one entry's cause and fix.
+    decision = corpus_diagnoser(SYMPTOMS).matcher.match(INPLACE + "\n\n" + words)
+    leads = {c.doc_id.rsplit("_", 1)[0]: c.cause_lead for c in decision.ranked if c.features}
+    assert leads[leader] > 0, leads
+    assert all(lead < 0 for doc, lead in leads.items() if doc != leader), leads
+
+
 @pytest.mark.parametrize("corpus,text,source", [
     (SYMPTOMS, "Our residual backbone uses nn.ReLU(inplace=True) at the start of each block, and the skip branch reuses "
                "the same input tensor. The first backward pass fails:\n\n" + INPLACE,
