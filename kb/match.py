@@ -75,8 +75,7 @@ class Candidate:
     frames: float = 0.0
     corroboration: float = 0.0
     sig_raw: float = 0.0                             # the best pair's similarity before the event's weight
-    cause: float = 0.0                               # IDF weight of the entry's cause terms the report uses
-    cause_lead: float = 0.0                          # cause minus the best other considered candidate's
+    cause_lead: float = 0.0                          # its cause terms the report uses, less the best other's
     sig_role: str = ""                               # role of the report event in the best pair
     sig_pair: tuple[str, str] | None = None          # (report line, entry line) that matched best
     sig_why: list[str] = field(default_factory=list)
@@ -297,7 +296,7 @@ class Matcher:
         rest = _Rest(self, prose, sorted({k.split(":")[-1] for k in qframes}), others)
         considered = _considered(ranked, p)
         rest.corroborate(considered)
-        if len(prose) >= p.prose_min:
+        if rest.worded:
             self._cause_overlap(considered, text)
         self._apply_feedback(ranked, qevents, rule_out)
         printed = _printed(qevents)
@@ -371,17 +370,16 @@ class Matcher:
                     c.vetoed = why
 
     def _cause_overlap(self, considered: list[Candidate], text: str) -> None:
-        """Per candidate, the IDF weight of its cause terms the report uses (`cause`), and how far that leads the
-        best other candidate's (`cause_lead`). Measured only where the reporter wrote words of their own (the
+        """Per candidate, how far the IDF weight of its cause terms the report uses leads the best other
+        candidate's (`cause_lead`). Measured only where the reporter wrote words of their own (the
         policy's prose_min, as for the meaning), and on its words that are not any candidate's error lines: the
         signature features compare the message, and a look-alike whose cause happens to use the words of another
         entry's message would otherwise lead the entry that prints it."""
         profiles = [self.profile(c.doc_id) for c in considered]
         terms = set(tokenize(text)).difference(*(prof.line_terms for prof in profiles))
-        for c, prof in zip(considered, profiles):
-            c.cause = sum(self.idf[t] for t in prof.cause_terms & terms if t in self.idf)
-        for c in considered:
-            c.cause_lead = c.cause - max((o.cause for o in considered if o is not c), default=0.0)
+        cause = [sum(self.idf[t] for t in prof.cause_terms & terms if t in self.idf) for prof in profiles]
+        for i, c in enumerate(considered):
+            c.cause_lead = cause[i] - max(cause[:i] + cause[i + 1:], default=0.0)
 
     def _features(self, c: Candidate, ranked: list[Candidate], leaders: "_Leaders", qevents: list[QueryEvent],
                   printed: bool, primary_known: bool, rest: "_Rest") -> list[float]:
@@ -397,7 +395,7 @@ class Matcher:
         # Entries that explain the error equally well are told apart only by the rest of the report.
         tied_alone = (bool(tied) and telling <= max(counts[o.doc_id] for o in tied)
                       and c.corroboration - max(o.corroboration for o in tied) < p.tie_lead
-                      and (len(rest.prose) < p.prose_min or _fused(c) - max(_fused(o) for o in tied) < p.tie_lead))
+                      and (not rest.worded or _fused(c) - max(_fused(o) for o in tied) < p.tie_lead))
         named = {(n, v) for qe in qevents for n, v in qe.sig.facts.items() if n in p.generic_facts}
         says = _says_what(qevents, sigs, p)
         of_class = bool(named) and self._of_class(c.doc_id, named)
@@ -584,6 +582,11 @@ class _Rest:
         self.matcher, self.prose, self.functions, self.others = matcher, prose, functions, others
         self._retrieved: dict[str, float] | None = None     # per entry: BM25 and dense over the prose, fused
 
+    @property
+    def worded(self) -> bool:
+        """The reporter wrote words of their own (the policy's prose_min): below it the rest says nothing."""
+        return len(self.prose) >= self.matcher.policy.prose_min
+
     def corroborate(self, cands: list[Candidate]) -> None:
         """How strongly the rest of the report points to each of these entries (`corroboration`, 0..1)."""
         todo = [c for c in cands if "corroboration" not in c.measured]
@@ -591,7 +594,7 @@ class _Rest:
             return
         if self._retrieved is None:
             scores: dict[str, float] = {}
-            if len(self.prose) >= self.matcher.policy.prose_min:
+            if self.worded:
                 bm25, dense = self.matcher._bm25(self.prose), self.matcher._dense(self.prose)
                 scores = {d: fused(bm25.get(d, 0.0), dense.get(d, 0.0)) for d in {*bm25, *dense}}
             self._retrieved = scores
